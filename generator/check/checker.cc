@@ -1,0 +1,919 @@
+#include "check/checker.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <deque>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+#include "check/backoff.h"
+#include "model/routes.h"
+
+namespace novacat {
+
+namespace {
+
+std::vector<std::string> Sorted(const std::set<std::string>& names) {
+  return {names.begin(), names.end()};
+}
+
+std::string Suggest(const std::string& word, const std::set<std::string>& in) {
+  std::string s = ClosestMatch(word, Sorted(in));
+  return s.empty() ? "" : fmt::format("; did you mean '{}'?", s);
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& v) {
+  return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+// The column of placeholder `p` inside a key template found at `at`.
+SourceLocation PlaceholderLocation(SourceLocation at, const Placeholder& p) {
+  at.column += p.offset;
+  at.length = static_cast<int>(p.name.size()) + 2;
+  return at;
+}
+
+class SpecChecker {
+ public:
+  SpecChecker(const WorkflowSpec& spec, DiagnosticSink& sink)
+      : spec_(spec), sink_(sink), g_(spec.governance.get()) {}
+
+  void Run() {
+    CheckStateNames();
+    CheckGraph(spec_.graph);
+    for (const auto& s : spec_.graph.states) {
+      if (s.item_states) CheckGraph(*s.item_states);
+    }
+    CheckCatchDefaults();
+    CheckBuiltinsPresent();
+    CheckOutcomes();
+    CheckFailures();
+    CheckIdempotency();
+    CheckEvents();
+    CheckLogging();
+  }
+
+ private:
+  void Error(const SourceLocation& at, const char* rule, std::string message) {
+    sink_.Error(at, rule, std::move(message));
+  }
+
+  // ASL state names are unique across the whole machine, Map items included.
+  void CheckStateNames() {
+    std::map<std::string, const State*> seen;
+    auto visit = [&](const StateGraph& graph, auto& self) -> void {
+      for (const auto& s : graph.states) {
+        auto [it, inserted] = seen.emplace(s.name, &s);
+        if (!inserted) {
+          Error(s.location, "duplicate-state",
+                fmt::format("state name '{}' is already used at line {}; "
+                            "state names must be unique across the workflow, "
+                            "Map item states included",
+                            s.name, it->second->location.line));
+        }
+        if (s.item_states) self(*s.item_states, self);
+      }
+    };
+    visit(spec_.graph, visit);
+  }
+
+  // Resolves a transition target inside `graph`; reports unknown targets.
+  bool CheckTarget(const StateGraph& graph, const std::string& target,
+                   const SourceLocation& at) {
+    if (graph.Find(target)) return true;
+    std::set<std::string> names;
+    for (const auto& s : graph.states) names.insert(s.name);
+    bool elsewhere = false;
+    auto search = [&](const StateGraph& g, auto& self) -> void {
+      for (const auto& s : g.states) {
+        if (&g != &graph && s.name == target) elsewhere = true;
+        if (s.item_states) self(*s.item_states, self);
+      }
+    };
+    search(spec_.graph, search);
+    if (elsewhere) {
+      Error(at, "unknown-state",
+            fmt::format("state '{}' is in another scope: a Map's item states "
+                        "and the top-level states cannot move to each other",
+                        target));
+    } else {
+      Error(at, "unknown-state",
+            fmt::format("transition to unknown state '{}'{}", target,
+                        Suggest(target, names)));
+    }
+    return false;
+  }
+
+  void CheckGraph(const StateGraph& graph) {
+    const bool top = &graph == &spec_.graph;
+    if (!graph.start.empty() && !graph.Find(graph.start)) {
+      CheckTarget(graph, graph.start, graph.start_location);
+    }
+    const std::set<std::string> scope = FieldsInScope(spec_, graph);
+    for (const auto& state : graph.states) {
+      for (const Transition* t : state.Transitions()) {
+        CheckTarget(graph, t->target, t->location);
+        CheckTransitionMarks(*t, top);
+      }
+      if (state.type == StateType::kChoice) CheckChoice(state, scope);
+      if (state.type == StateType::kTask) CheckTask(graph, state, scope);
+      if (state.type == StateType::kMap) CheckMap(state, scope, top);
+      if (state.type == StateType::kPass && !state.generate.empty()) {
+        std::string field = g_ ? g_->correlation_field : "correlation_id";
+        if (state.generate != field) {
+          Error(state.generate_location, "wrong-type",
+                fmt::format("a Pass state can only generate the correlation "
+                            "id field '{}', not '{}'",
+                            field, state.generate));
+        }
+      }
+      CheckCatchTargets(graph, state);
+    }
+    CheckReachability(graph);
+  }
+
+  void CheckTransitionMarks(const Transition& t, bool top) {
+    if (!t.outcome.empty()) {
+      if (!top) {
+        Error(t.outcome_location, "unknown-outcome",
+              "outcomes belong to the workflow; a Map item state cannot "
+              "record one");
+      } else if (!spec_.FindOutcome(t.outcome)) {
+        std::set<std::string> names;
+        for (const auto& o : spec_.outcomes) names.insert(o.name);
+        Error(t.outcome_location, "unknown-outcome",
+              fmt::format("outcome '{}' is not declared under 'outcomes'{}",
+                          t.outcome, Suggest(t.outcome, names)));
+      }
+    }
+    if (!t.quarantine_reason.empty()) {
+      const FailureCase* f = spec_.FindFailure(t.quarantine_reason);
+      if (!f) {
+        std::set<std::string> names;
+        for (const auto& c : spec_.failures) names.insert(c.id);
+        Error(t.quarantine_reason_location, "unknown-failure",
+              fmt::format("quarantine_reason '{}' is not declared under "
+                          "'failures'{}",
+                          t.quarantine_reason,
+                          Suggest(t.quarantine_reason, names)));
+      } else if (f->error_class != ErrorClass::kQuarantine) {
+        Error(t.quarantine_reason_location, "unknown-failure",
+              fmt::format("quarantine_reason '{}' is a {} failure; it must be "
+                          "of class QUARANTINE",
+                          t.quarantine_reason,
+                          ErrorClassName(f->error_class)));
+      }
+      if (!t.outcome.empty()) {
+        Error(t.outcome_location, "unknown-outcome",
+              "a transition records an outcome or a quarantine_reason, not "
+              "both");
+      }
+    }
+  }
+
+  // Field lookup with the state's scope; reports `unknown-field`.
+  bool CheckField(const std::string& name, const SourceLocation& at,
+                  const std::set<std::string>& scope, const char* what) {
+    if (scope.count(name)) return true;
+    Error(at, "unknown-field",
+          fmt::format("{} names unknown field '{}'{}", what, name,
+                      Suggest(name, scope)));
+    return false;
+  }
+
+  const Field* FindFieldDef(const std::string& name) const {
+    if (const Field* f = spec_.FindData(name)) return f;
+    if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
+      if (const Field* f = input->FindField(name)) return f;
+    }
+    for (const auto& s : spec_.graph.states) {
+      for (const auto& f : s.item_data)
+        if (f.name == name) return &f;
+    }
+    return nullptr;
+  }
+
+  void CheckChoice(const State& state, const std::set<std::string>& scope) {
+    if (!state.default_transition.present()) {
+      Error(state.location, "choice-without-default",
+            fmt::format("Choice state '{}' has no 'default'; without one a "
+                        "value no rule matches fails the run with "
+                        "States.NoChoiceMatched",
+                        state.name));
+    }
+    for (const auto& rule : state.rules) CheckCondition(rule.when, scope);
+  }
+
+  void CheckCondition(const Condition& c, const std::set<std::string>& scope) {
+    using Op = Condition::Op;
+    if (c.op == Op::kAll || c.op == Op::kAny || c.op == Op::kNot) {
+      for (const auto& child : c.children) CheckCondition(child, scope);
+      return;
+    }
+    if (c.field.empty()) return;
+    if (!CheckField(c.field, c.field_location, scope, "a condition")) return;
+    if (c.op == Op::kIsPresent || c.op == Op::kIsNull) return;
+    const Field* f = FindFieldDef(c.field);
+    if (!f) return;  // runtime fields: strings, no declared type
+    const std::string& v = c.value.text;
+    const bool ordering = c.op != Op::kEquals;
+    switch (f->kind) {
+      case FieldKind::kBoolean:
+        if (ordering) {
+          Error(c.value.location, "condition-type",
+                fmt::format("boolean field '{}' can only be compared with "
+                            "'equals'",
+                            f->name));
+        } else if (v != "true" && v != "false") {
+          Error(c.value.location, "condition-type",
+                fmt::format("field '{}' is boolean; compare it with true or "
+                            "false, not '{}' (ASL treats a comparison of "
+                            "mismatched types as false)",
+                            f->name, v));
+        }
+        break;
+      case FieldKind::kInteger:
+      case FieldKind::kNumber: {
+        char* end = nullptr;
+        std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size()) {
+          Error(c.value.location, "condition-type",
+                fmt::format("field '{}' is a {}; compare it with a number, "
+                            "not '{}'",
+                            f->name, FieldKindName(f->kind), v));
+        }
+        break;
+      }
+      case FieldKind::kString:
+      case FieldKind::kUuid:
+        if (ordering) {
+          Error(c.value.location, "condition-type",
+                fmt::format("field '{}' is a {}; use 'equals' (ordering "
+                            "comparisons need a number or a date_time)",
+                            f->name, FieldKindName(f->kind)));
+        } else if (!f->enum_values.empty() && !Contains(f->enum_values, v)) {
+          std::string list;
+          for (const auto& e : f->enum_values)
+            list += (list.empty() ? "" : ", ") + e;
+          Error(c.value.location, "condition-type",
+                fmt::format("'{}' is not a value of field '{}' (one of: {})",
+                            v, f->name, list));
+        }
+        break;
+      case FieldKind::kDate:
+      case FieldKind::kDateTime:
+        break;
+      case FieldKind::kArray:
+      case FieldKind::kObject:
+        Error(c.value.location, "condition-type",
+              fmt::format("field '{}' is an {}; conditions compare scalar "
+                          "fields",
+                          f->name, FieldKindName(f->kind)));
+        break;
+    }
+  }
+
+  void CheckTask(const StateGraph& graph, const State& state,
+                 const std::set<std::string>& scope) {
+    const bool top = &graph == &spec_.graph;
+    if (state.builtin == Builtin::kPublishEvent) {
+      if (state.event.empty()) {
+        Error(state.builtin_location, "unknown-event",
+              fmt::format("PublishEvent state '{}' needs 'event'",
+                          state.name));
+      } else if (!spec_.FindEvent(state.event)) {
+        std::set<std::string> names;
+        for (const auto& e : spec_.events) names.insert(e.name);
+        Error(state.event_location, "unknown-event",
+              fmt::format("event '{}' is not declared under 'events'{}",
+                          state.event, Suggest(state.event, names)));
+      } else if (state.event == spec_.input_event) {
+        Error(state.event_location, "unknown-event",
+              fmt::format("'{}' is the workflow's input event; publish a "
+                          "downstream event instead",
+                          state.event));
+      }
+      if (!state.for_each_field.empty()) {
+        CheckField(state.for_each_field, state.for_each_location, scope,
+                   "'for_each'");
+      }
+    } else if (!state.event.empty()) {
+      Error(state.event_location, "unknown-event",
+            fmt::format("only a PublishEvent task publishes an event; state "
+                        "'{}' is {}",
+                        state.name,
+                        state.builtin == Builtin::kNone
+                            ? "a domain task"
+                            : BuiltinName(state.builtin)));
+    }
+    if (state.builtin == Builtin::kQuarantineItem && top) {
+      Error(state.builtin_location, "builtin-scope",
+            "QuarantineItem belongs in a Map's item states; use "
+            "QuarantineHandler at the top level");
+    }
+    if (!top && state.builtin != Builtin::kNone &&
+        state.builtin != Builtin::kQuarantineItem &&
+        state.builtin != Builtin::kPublishEvent) {
+      Error(state.builtin_location, "builtin-scope",
+            fmt::format("{} runs once per workflow and cannot be a Map item "
+                        "state",
+                        BuiltinName(state.builtin)));
+    }
+    CheckTimeoutAndRetry(state);
+    for (size_t i = 0; i < state.produces.size(); ++i) {
+      const std::string& name = state.produces[i];
+      bool declared = false;
+      if (top) {
+        declared = spec_.FindData(name) != nullptr;
+      } else if (const State* map = spec_.FindEnclosingMap(state.name)) {
+        for (const auto& f : map->item_data) declared = declared || f.name == name;
+      }
+      if (!declared) {
+        std::set<std::string> names;
+        if (top) {
+          for (const auto& f : spec_.data) names.insert(f.name);
+        } else if (const State* map = spec_.FindEnclosingMap(state.name)) {
+          for (const auto& f : map->item_data) names.insert(f.name);
+        }
+        Error(state.produces_locations[i], "unknown-field",
+              fmt::format("state '{}' produces '{}', which is not declared "
+                          "under {}{}",
+                          state.name, name,
+                          top ? "'data'" : "the Map's 'data'",
+                          Suggest(name, names)));
+      }
+    }
+    for (size_t i = 0; i < state.access_patterns.size(); ++i) {
+      if (g_ && !g_->HasAccessPattern(state.access_patterns[i])) {
+        std::set<std::string> ids;
+        for (const auto& [id, text] : g_->access_patterns) ids.insert(id);
+        Error(state.access_pattern_locations[i], "unknown-access-pattern",
+              fmt::format("access pattern '{}' is not in the governance "
+                          "catalog{}",
+                          state.access_patterns[i],
+                          Suggest(state.access_patterns[i], ids)));
+      }
+    }
+    if (!state.dedupe_key.empty()) {
+      CheckKeyTemplate(state.dedupe_key, state.dedupe_key_location, scope,
+                       "dedupe key");
+    }
+    // A QUARANTINE error with nowhere to go would be caught as a failure
+    // and end the run FAILED instead of QUARANTINED.
+    if (MayRaise(spec_, state, ErrorClass::kQuarantine)) {
+      bool routed = false;
+      for (const auto& route : CatchRoutesFor(spec_, graph, state)) {
+        for (ErrorClass c : route.classes)
+          routed = routed || c == ErrorClass::kQuarantine;
+      }
+      if (!routed && !top) {
+        // An uncaught item error fails the Map; the Map's own catches apply.
+        if (const State* map = spec_.FindEnclosingMap(state.name)) {
+          for (const auto& route : CatchRoutesFor(spec_, spec_.graph, *map))
+            for (ErrorClass c : route.classes)
+              routed = routed || c == ErrorClass::kQuarantine;
+        }
+      }
+      if (!routed) {
+        Error(state.location, "quarantine-unrouted",
+              fmt::format("state '{}' may raise QUARANTINE errors but nothing "
+                          "routes them to a quarantine handler; set "
+                          "'catch: {{quarantine: ...}}' (or a Map's "
+                          "'item_failure') so the run is not recorded FAILED",
+                          state.name));
+      }
+    }
+  }
+
+  void CheckTimeoutAndRetry(const State& state) {
+    const bool has_timeout =
+        state.timeout_seconds ||
+        (state.retry && state.retry->timeout_seconds.has_value());
+    if (!has_timeout) {
+      Error(state.location, "task-timeout",
+            fmt::format("Task '{}' has no timeout; add 'timeout:' (e.g. 10s) "
+                        "or use a retry preset that sets one",
+                        state.name));
+    }
+    if (!state.retry) {
+      if (!state.retry_explicit) {
+        Error(state.location, "task-retry",
+              fmt::format("Task '{}' has no retry policy and the governance "
+                          "sets no default_retry; add 'retry:' with a preset "
+                          "or max_attempts",
+                          state.name));
+      }
+      return;
+    }
+    const RetryPolicy& r = *state.retry;
+    for (size_t i = 0; i < r.retry_on.size(); ++i) {
+      if (r.retry_on[i] != ErrorClass::kRetryable) {
+        Error(i < r.retry_on_locations.size() ? r.retry_on_locations[i]
+                                              : r.location,
+              "retry-only-retryable",
+              fmt::format("state '{}' retries {} errors; only RETRYABLE "
+                          "errors may be retried",
+                          state.name, ErrorClassName(r.retry_on[i])));
+      }
+    }
+    const int limit = g_ ? g_->max_attempts_limit : 10;
+    if (r.max_attempts < 0) {
+      Error(r.max_attempts_location, "unbounded-retry",
+            fmt::format("max_attempts of state '{}' must be 0 or more",
+                        state.name));
+      return;
+    }
+    if (r.max_attempts > limit) {
+      Error(r.max_attempts_location, "unbounded-retry",
+            fmt::format("state '{}' retries {} times; the governance allows "
+                        "at most {} (max_attempts_limit) so retries stay "
+                        "bounded",
+                        state.name, r.max_attempts, limit));
+      return;
+    }
+    if (static_cast<int>(r.backoff_seconds.size()) != r.max_attempts) {
+      Error(r.backoff_location, "backoff-length",
+            fmt::format("state '{}' retries {} time{} but its backoff lists "
+                        "{} wait{} ({}); give one wait per retry",
+                        state.name, r.max_attempts,
+                        r.max_attempts == 1 ? "" : "s",
+                        r.backoff_seconds.size(),
+                        r.backoff_seconds.size() == 1 ? "" : "s",
+                        FormatWaits(r.backoff_seconds)));
+      return;
+    }
+    if (r.backoff_seconds.empty()) return;
+    BackoffSolution solution = SolveBackoff(r.backoff_seconds);
+    if (!solution.exact) {
+      const BackoffParameters& p = solution.parameters;
+      Error(r.backoff_location, "backoff-inexpressible",
+            fmt::format("backoff {} of state '{}' cannot be produced by "
+                        "IntervalSeconds * BackoffRate^n capped by "
+                        "MaxDelaySeconds; closest is IntervalSeconds {}, "
+                        "BackoffRate {}, MaxDelaySeconds {} giving {}",
+                        FormatWaits(r.backoff_seconds), state.name,
+                        p.interval_seconds, FormatRate(p.backoff_rate),
+                        p.max_delay_seconds, FormatWaits(solution.produced)));
+    }
+  }
+
+  void CheckMap(const State& state, const std::set<std::string>& scope,
+                bool top) {
+    if (!top) {
+      Error(state.location, "builtin-scope",
+            fmt::format("Map state '{}' is inside another Map; nested Maps "
+                        "are not supported",
+                        state.name));
+    }
+    if (!state.items_field.empty()) {
+      if (CheckField(state.items_field, state.items_location, scope,
+                     "'items'")) {
+        const Field* f = FindFieldDef(state.items_field);
+        if (f && f->kind != FieldKind::kArray) {
+          Error(state.items_location, "wrong-type",
+                fmt::format("'items' of Map '{}' must name an array field; "
+                            "'{}' is a {}",
+                            state.name, state.items_field,
+                            FieldKindName(f->kind)));
+        }
+      }
+    }
+    for (size_t i = 0; i < state.carry.size(); ++i) {
+      CheckField(state.carry[i], state.carry_locations[i], scope, "'carry'");
+    }
+    if (!state.result_field.empty() && !spec_.FindData(state.result_field)) {
+      Error(state.result_location, "unknown-field",
+            fmt::format("'result' of Map '{}' names '{}', which is not "
+                        "declared under 'data'",
+                        state.name, state.result_field));
+    }
+    if (g_ && !state.concurrency.empty()) {
+      const ConcurrencyLimit* limit = g_->FindConcurrency(state.concurrency);
+      if (!limit) {
+        std::set<std::string> names;
+        for (const auto& c : g_->map_concurrency) names.insert(c.name);
+        Error(state.concurrency_location, "unknown-concurrency",
+              fmt::format("concurrency class '{}' is not in the governance "
+                          "map_concurrency{}",
+                          state.concurrency,
+                          Suggest(state.concurrency, names)));
+      } else if (state.max_concurrency &&
+                 (*state.max_concurrency > limit->max ||
+                  *state.max_concurrency < 1)) {
+        Error(state.max_concurrency_location, "map-concurrency-limit",
+              fmt::format("max_concurrency {} of Map '{}' is outside the "
+                          "governance limit for '{}' (1 to {}); prefer lower "
+                          "concurrency to more retries",
+                          *state.max_concurrency, state.name,
+                          state.concurrency, limit->max));
+      }
+    }
+    if (state.item_failure && state.item_states) {
+      const ItemFailure& f = *state.item_failure;
+      if (!f.next.empty()) CheckTarget(*state.item_states, f.next, f.next_location);
+    }
+  }
+
+  void CheckCatchTargets(const StateGraph& graph, const State& state) {
+    if (!state.catch_override || state.catch_override->none) return;
+    const CatchRoutes& c = *state.catch_override;
+    if (!c.quarantine.empty())
+      CheckTarget(graph, c.quarantine, c.quarantine_location);
+    if (!c.failure.empty()) CheckTarget(graph, c.failure, c.failure_location);
+  }
+
+  void CheckCatchDefaults() {
+    const CatchRoutes& c = spec_.catch_defaults;
+    if (!c.quarantine.empty())
+      CheckTarget(spec_.graph, c.quarantine, c.quarantine_location);
+    if (!c.failure.empty())
+      CheckTarget(spec_.graph, c.failure, c.failure_location);
+  }
+
+  // Every state reachable from the start (by transitions and catches), and
+  // from every state some terminal state reachable.
+  void CheckReachability(const StateGraph& graph) {
+    const int n = static_cast<int>(graph.states.size());
+    if (n == 0) return;
+    std::vector<std::vector<int>> edges(n);
+    for (int i = 0; i < n; ++i) {
+      edges[i] = Successors(graph, i);
+      for (const auto& route : CatchRoutesFor(spec_, graph, graph.states[i])) {
+        int to = graph.IndexOf(route.next);
+        if (to >= 0) edges[i].push_back(to);
+      }
+    }
+    int start = graph.IndexOf(graph.start);
+    if (start < 0) return;
+    std::vector<bool> reached(n, false);
+    std::deque<int> queue = {start};
+    reached[start] = true;
+    while (!queue.empty()) {
+      int at = queue.front();
+      queue.pop_front();
+      for (int to : edges[at]) {
+        if (!reached[to]) {
+          reached[to] = true;
+          queue.push_back(to);
+        }
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      if (!reached[i]) {
+        Error(graph.states[i].location, "unreachable-state",
+              fmt::format("state '{}' is unreachable from '{}'; remove it or "
+                          "add a transition to it",
+                          graph.states[i].name, graph.start));
+      }
+    }
+    // Reverse search from the terminal states.
+    std::vector<std::vector<int>> reverse(n);
+    for (int i = 0; i < n; ++i)
+      for (int to : edges[i]) reverse[to].push_back(i);
+    std::vector<bool> ends(n, false);
+    for (int i = 0; i < n; ++i) {
+      if (graph.states[i].is_terminal()) {
+        ends[i] = true;
+        queue.push_back(i);
+      }
+    }
+    while (!queue.empty()) {
+      int at = queue.front();
+      queue.pop_front();
+      for (int from : reverse[at]) {
+        if (!ends[from]) {
+          ends[from] = true;
+          queue.push_back(from);
+        }
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      if (reached[i] && !ends[i]) {
+        Error(graph.states[i].location, "no-terminal-path",
+              fmt::format("no path from state '{}' reaches a terminal state "
+                          "(end: true, Succeed or Fail); the run would loop "
+                          "forever",
+                          graph.states[i].name));
+      }
+    }
+  }
+
+  void CheckBuiltinsPresent() {
+    static const Builtin kRequired[] = {
+        Builtin::kBeginJobRun, Builtin::kAcquireIdempotencyLock,
+        Builtin::kFinalizeJobRunSuccess, Builtin::kTerminalFailHandler,
+        Builtin::kFinalizeJobRunFailed};
+    for (Builtin b : kRequired) {
+      bool found = false;
+      for (const auto& s : spec_.graph.states) found = found || s.builtin == b;
+      if (!found) {
+        Error(spec_.workflow_location, "missing-builtin",
+              fmt::format("workflow '{}' has no {} task; every workflow "
+                          "records its JobRun from BeginJobRun to a Finalize "
+                          "state",
+                          spec_.workflow, BuiltinName(b)));
+      }
+    }
+    // Quarantine routes must end in FinalizeJobRunQuarantined.
+    bool quarantine_used = !spec_.catch_defaults.quarantine.empty();
+    for (const auto& s : spec_.graph.states)
+      quarantine_used = quarantine_used || s.builtin == Builtin::kQuarantineHandler;
+    if (quarantine_used) {
+      bool found = false;
+      for (const auto& s : spec_.graph.states)
+        found = found || s.builtin == Builtin::kFinalizeJobRunQuarantined;
+      if (!found) {
+        Error(spec_.workflow_location, "missing-builtin",
+              fmt::format("workflow '{}' quarantines but has no "
+                          "FinalizeJobRunQuarantined task to record it",
+                          spec_.workflow));
+      }
+    }
+  }
+
+  // Every path from the start to FinalizeJobRunSuccess records exactly one
+  // outcome, and every declared outcome is recorded on some such path.
+  void CheckOutcomes() {
+    const StateGraph& graph = spec_.graph;
+    const int n = static_cast<int>(graph.states.size());
+    int start = graph.IndexOf(graph.start);
+    if (start < 0) return;
+    // Breadth-first over (state, outcomes recorded so far capped at 2); the
+    // parent links give the shortest offending path for the message.
+    struct Node {
+      int state;
+      int count;
+    };
+    std::vector<std::array<int, 3>> parent(n, {-2, -2, -2});
+    std::vector<std::array<const Transition*, 3>> via(n,
+                                                      {nullptr, nullptr, nullptr});
+    std::deque<Node> queue = {{start, 0}};
+    parent[start][0] = -1;
+    std::set<int> reported;
+    while (!queue.empty()) {
+      Node at = queue.front();
+      queue.pop_front();
+      const State& s = graph.states[at.state];
+      if (s.builtin == Builtin::kFinalizeJobRunSuccess && at.count != 1 &&
+          reported.insert(at.count).second) {
+        ReportOutcomePath(at.state, at.count, parent, via);
+      }
+      for (const Transition* t : s.Transitions()) {
+        int to = graph.IndexOf(t->target);
+        if (to < 0) continue;
+        int count = std::min(2, at.count + (t->outcome.empty() ? 0 : 1));
+        if (parent[to][count] != -2) continue;
+        parent[to][count] = at.state * 3 + at.count;
+        via[to][count] = t;
+        queue.push_back({to, count});
+      }
+    }
+    // Declared outcomes must be recorded on a transition from a reachable
+    // state into a state from which success is reachable.
+    std::set<int> reachable = ReachableFrom(graph, start);
+    std::vector<bool> leads_to_success(n, false);
+    for (int i = 0; i < n; ++i) {
+      for (int j : ReachableFrom(graph, i)) {
+        if (graph.states[j].builtin == Builtin::kFinalizeJobRunSuccess)
+          leads_to_success[i] = true;
+      }
+    }
+    std::set<std::string> recorded;
+    for (int i : reachable) {
+      for (const Transition* t : graph.states[i].Transitions()) {
+        int to = graph.IndexOf(t->target);
+        if (!t->outcome.empty() && to >= 0 && leads_to_success[to])
+          recorded.insert(t->outcome);
+        if (!t->outcome.empty() && to >= 0 && !leads_to_success[to]) {
+          Error(t->outcome_location, "outcome-unreachable",
+                fmt::format("outcome '{}' is recorded on a transition to "
+                            "'{}', from which FinalizeJobRunSuccess cannot be "
+                            "reached",
+                            t->outcome, t->target));
+        }
+      }
+    }
+    for (const auto& o : spec_.outcomes) {
+      if (!recorded.count(o.name)) {
+        Error(o.location, "outcome-unreachable",
+              fmt::format("outcome '{}' is declared but no path to "
+                          "FinalizeJobRunSuccess records it",
+                          o.name));
+      }
+    }
+  }
+
+  void ReportOutcomePath(
+      int state, int count, const std::vector<std::array<int, 3>>& parent,
+      const std::vector<std::array<const Transition*, 3>>& via) {
+    const StateGraph& graph = spec_.graph;
+    std::vector<std::string> path;
+    const Transition* last = via[state][count];
+    int s = state, c = count;
+    while (s >= 0) {
+      path.push_back(graph.states[s].name);
+      int p = parent[s][c];
+      if (p < 0) break;
+      s = p / 3;
+      c = p % 3;
+    }
+    std::reverse(path.begin(), path.end());
+    std::string joined;
+    for (const auto& p : path) joined += (joined.empty() ? "" : " -> ") + p;
+    SourceLocation at = last ? last->location : graph.states[state].location;
+    if (count == 0) {
+      Error(at, "outcome-missing",
+            fmt::format("this path reaches {} without recording an outcome: "
+                        "{}; add 'outcome:' to one of its transitions",
+                        graph.states[state].name, joined));
+    } else {
+      Error(at, "outcome-repeated",
+            fmt::format("this path records more than one outcome before {}: "
+                        "{}; record exactly one",
+                        graph.states[state].name, joined));
+    }
+  }
+
+  void CheckFailures() {
+    for (const auto& f : spec_.failures) {
+      for (size_t i = 0; i < f.raised_by.size(); ++i) {
+        const State* s = spec_.graph.Find(f.raised_by[i]);
+        if (!s) {
+          if (const State* map = spec_.FindEnclosingMap(f.raised_by[i]))
+            s = map->item_states->Find(f.raised_by[i]);
+        }
+        if (!s || s->type != StateType::kTask) {
+          Error(f.raised_by_locations[i], "unknown-state",
+                fmt::format("failure '{}' is raised by '{}', which is not a "
+                            "Task state of this workflow",
+                            f.id, f.raised_by[i]));
+        }
+      }
+    }
+  }
+
+  void CheckKeyTemplate(const std::string& key, const SourceLocation& at,
+                        const std::set<std::string>& scope, const char* what) {
+    for (const auto& p : Placeholders(key)) {
+      if (scope.count(p.name)) continue;
+      Error(PlaceholderLocation(at, p), "key-unknown-field",
+            fmt::format("{} names unknown field '{}'{}", what, p.name,
+                        Suggest(p.name, scope)));
+    }
+  }
+
+  void CheckIdempotency() {
+    if (spec_.idempotency_key.empty()) return;
+    CheckKeyTemplate(spec_.idempotency_key, spec_.idempotency_key_location,
+                     FieldsInScope(spec_, spec_.graph), "the idempotency key");
+    bool bucketed = false;
+    for (const auto& p : Placeholders(spec_.idempotency_key))
+      bucketed = bucketed || p.name == "time_bucket";
+    const Trigger* refresh = nullptr;
+    for (const auto& t : spec_.triggers) {
+      if (!refresh && (t.kind == "scheduled" || t.kind == "refresh"))
+        refresh = &t;
+    }
+    if (refresh && !bucketed) {
+      Error(spec_.idempotency_key_location, "idempotency-time-bucket",
+            fmt::format("workflow '{}' has a {} trigger (line {}), so its "
+                        "idempotency key must contain {{time_bucket}}",
+                        spec_.workflow, refresh->kind,
+                        refresh->location.line));
+    }
+    if (bucketed && !spec_.time_bucket_seconds) {
+      Error(spec_.idempotency_key_location, "idempotency-time-bucket",
+            "the idempotency key uses {time_bucket} but 'idempotency' sets no "
+            "time_bucket size (e.g. time_bucket: 1d)");
+    }
+  }
+
+  void CheckInternalFields(const std::vector<Field>& fields,
+                           const EventDef& event) {
+    std::set<std::string> internal;
+    if (g_) internal.insert(g_->internal_fields.begin(), g_->internal_fields.end());
+    for (const auto& f : fields) {
+      if (internal.count(f.name)) {
+        Error(f.location, "internal-field-in-event",
+              fmt::format("'{}' is internal only and must not appear in "
+                          "event '{}'",
+                          f.name, event.name));
+      }
+      CheckInternalFields(f.fields, event);
+      if (f.items) CheckInternalFields(f.items->fields, event);
+    }
+  }
+
+  void CheckEvents() {
+    if (!spec_.input_event.empty() && !spec_.FindEvent(spec_.input_event)) {
+      std::set<std::string> names;
+      for (const auto& e : spec_.events) names.insert(e.name);
+      Error(spec_.input_event_location, "unknown-event",
+            fmt::format("input event '{}' is not declared under 'events'{}",
+                        spec_.input_event, Suggest(spec_.input_event, names)));
+    }
+    std::set<std::string> published;
+    auto collect = [&](const StateGraph& graph, auto& self) -> void {
+      for (const auto& s : graph.states) {
+        if (s.builtin == Builtin::kPublishEvent) published.insert(s.event);
+        if (s.item_states) self(*s.item_states, self);
+      }
+    };
+    collect(spec_.graph, collect);
+    const std::string correlation = g_ ? g_->correlation_field : "correlation_id";
+    for (const auto& e : spec_.events) {
+      CheckInternalFields(e.fields, e);
+      for (size_t i = 0; i < e.published_on.size(); ++i) {
+        if (!spec_.FindOutcome(e.published_on[i])) {
+          Error(e.published_on_locations[i], "unknown-outcome",
+                fmt::format("event '{}' is published on unknown outcome "
+                            "'{}'",
+                            e.name, e.published_on[i]));
+        }
+      }
+      if (e.name == spec_.input_event) continue;
+      if (!published.count(e.name)) {
+        sink_.Warning(e.location, "unused-event",
+                      fmt::format("event '{}' is neither the input nor "
+                                  "published by any state",
+                                  e.name));
+        continue;
+      }
+      const Field* id = e.FindField(correlation);
+      if (!id || !id->required) {
+        Error(e.location, "event-correlation-id",
+              fmt::format("published event '{}' must carry '{}' as a "
+                          "required field",
+                          e.name, correlation));
+      }
+    }
+  }
+
+  void CheckLogging() {
+    std::set<std::string> known;
+    auto add_scope = [&](const StateGraph& graph) {
+      auto s = FieldsInScope(spec_, graph);
+      known.insert(s.begin(), s.end());
+    };
+    add_scope(spec_.graph);
+    for (const auto& s : spec_.graph.states)
+      if (s.item_states) add_scope(*s.item_states);
+    std::set<std::string> at_start(kRuntimeFields.begin(), kRuntimeFields.end());
+    if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
+      for (const auto& f : input->fields)
+        if (f.required) at_start.insert(f.name);
+    }
+    for (size_t i = 0; i < spec_.log_required.size(); ++i) {
+      const std::string& name = spec_.log_required[i];
+      const SourceLocation& at = spec_.log_required_locations[i];
+      if (!known.count(name)) {
+        Error(at, "log-field-unknown",
+              fmt::format("log field '{}' is not a field of this workflow{}",
+                          name, Suggest(name, known)));
+      } else if (!at_start.count(name)) {
+        Error(at, "log-field-unavailable",
+              fmt::format("required log field '{}' is not known when the run "
+                          "starts; list it under 'when_known' or make it a "
+                          "required input field",
+                          name));
+      }
+    }
+    for (size_t i = 0; i < spec_.log_when_known.size(); ++i) {
+      const std::string& name = spec_.log_when_known[i];
+      if (!known.count(name)) {
+        Error(spec_.log_when_known_locations[i], "log-field-unknown",
+              fmt::format("log field '{}' is not a field of this workflow{}",
+                          name, Suggest(name, known)));
+      }
+    }
+  }
+
+  const WorkflowSpec& spec_;
+  DiagnosticSink& sink_;
+  const Governance* g_;
+};
+
+}  // namespace
+
+void CheckSpec(const WorkflowSpec& spec, DiagnosticSink& sink) {
+  SpecChecker(spec, sink).Run();
+}
+
+void CheckSpecSet(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
+                  DiagnosticSink& sink) {
+  std::map<std::string, const WorkflowSpec*> seen;
+  for (const auto& spec : specs) {
+    if (!spec || spec->workflow.empty()) continue;
+    auto [it, inserted] = seen.emplace(spec->workflow, spec.get());
+    if (!inserted) {
+      sink.Error(spec->workflow_location, "duplicate-workflow",
+                 fmt::format("workflow '{}' is also defined in {}; each "
+                             "workflow has one spec",
+                             spec->workflow, it->second->file));
+    }
+  }
+}
+
+}  // namespace novacat

@@ -1,0 +1,88 @@
+// novacat-gen: compiles workflow specs into generated/.
+//
+// Exit codes: 0 success (or in sync with --check), 1 generated files are
+// stale (--check), 2 the specs have errors or files could not be written.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fmt/format.h>
+
+#include "compiler.h"
+#include "support/file_set.h"
+
+namespace {
+
+constexpr int kExitStale = 1;
+constexpr int kExitError = 2;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "novacat-gen compiles Nova Cat workflow specs (YAML) into Step "
+      "Functions definitions and the other artifacts under the output "
+      "folder.\n\nExit status: 0 ok; 1 --check found stale files; 2 the specs "
+      "have errors (nothing is written) or writing failed."};
+  app.name("novacat-gen");
+  std::vector<std::string> specs;
+  std::string out_dir = "generated";
+  bool check = false;
+  bool quiet = false;
+  app.add_option("SPEC", specs, "Workflow spec files (e.g. specs/*.yaml)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("-o,--out", out_dir, "Output folder")
+      ->capture_default_str();
+  app.add_flag("--check", check,
+               "Write nothing; print a unified diff of every stale, missing "
+               "or orphaned file and exit 1 when anything differs");
+  app.add_flag("-q,--quiet", quiet, "Print only diagnostics and diffs");
+  app.set_version_flag("--version", std::string("novacat-gen ") +
+                                        NOVACAT_VERSION);
+  CLI11_PARSE(app, argc, argv);
+
+  novacat::DiagnosticSink sink;
+  std::optional<novacat::FileSet> files =
+      novacat::Compile(specs, novacat::DiskFileReader(), sink);
+  std::fputs(sink.FormatAll().c_str(), stderr);
+  if (!files) return kExitError;
+
+  if (check) {
+    novacat::CheckReport report = novacat::CheckFiles(*files, out_dir);
+    std::fputs(report.diff.c_str(), stdout);
+    if (report.stale > 0) {
+      std::fputs(fmt::format("{} generated file{} out of date in {}; run "
+                             "novacat-gen {} to regenerate\n",
+                             report.stale, report.stale == 1 ? " is" : "s are",
+                             out_dir, fmt::join(specs, " "))
+                     .c_str(),
+                 stderr);
+      return kExitStale;
+    }
+    if (!quiet) {
+      std::fputs(fmt::format("{} files in {} are in sync with {} spec{}\n",
+                             files->files().size() + 1, out_dir, specs.size(),
+                             specs.size() == 1 ? "" : "s")
+                     .c_str(),
+                 stderr);
+    }
+    return 0;
+  }
+
+  novacat::SyncReport report = novacat::WriteFiles(*files, out_dir);
+  for (const auto& e : report.errors) {
+    std::fputs(fmt::format("novacat-gen: error: {}\n", e).c_str(), stderr);
+  }
+  if (!report.errors.empty()) return kExitError;
+  if (!quiet) {
+    for (const auto& p : report.written)
+      std::fputs(fmt::format("wrote {}/{}\n", out_dir, p).c_str(), stderr);
+    for (const auto& p : report.removed)
+      std::fputs(fmt::format("removed {}/{}\n", out_dir, p).c_str(), stderr);
+    std::fputs(fmt::format("{} written, {} unchanged, {} removed\n",
+                           report.written.size(), report.unchanged.size(),
+                           report.removed.size())
+                   .c_str(),
+               stderr);
+  }
+  return 0;
+}

@@ -1,0 +1,32 @@
+#include "compiler.h"
+
+#include "check/checker.h"
+#include "emit/generator.h"
+
+namespace novacat {
+
+std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
+    const std::vector<std::string>& paths, const FileReader& read_file,
+    DiagnosticSink& sink) {
+  SpecLoader loader(sink, read_file);
+  std::vector<std::unique_ptr<WorkflowSpec>> specs;
+  for (const auto& path : paths) {
+    if (auto spec = loader.LoadFile(path)) {
+      CheckSpec(*spec, sink);
+      specs.push_back(std::move(spec));
+    }
+  }
+  CheckSpecSet(specs, sink);
+  sink.SortByLocation();
+  return specs;
+}
+
+std::optional<FileSet> Compile(const std::vector<std::string>& paths,
+                               const FileReader& read_file,
+                               DiagnosticSink& sink) {
+  auto specs = LoadAndCheck(paths, read_file, sink);
+  if (sink.has_errors()) return std::nullopt;
+  return EmitAll(specs);
+}
+
+}  // namespace novacat

@@ -1,0 +1,1389 @@
+#include "load/spec_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <initializer_list>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace novacat {
+
+FileReader DiskFileReader() {
+  return [](const std::string& path) -> std::optional<std::string> {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+}
+
+std::optional<int64_t> ParseDuration(const std::string& text) {
+  if (text.size() < 2) return std::nullopt;
+  int64_t unit = 0;
+  switch (text.back()) {
+    case 's':
+      unit = 1;
+      break;
+    case 'm':
+      unit = 60;
+      break;
+    case 'h':
+      unit = 3600;
+      break;
+    case 'd':
+      unit = 86400;
+      break;
+    default:
+      return std::nullopt;
+  }
+  int64_t value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size() - 1;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end || value <= 0) return std::nullopt;
+  if (value > 100LL * 365 * 86400 / unit) return std::nullopt;
+  return value * unit;
+}
+
+namespace {
+
+const char* NodeKindName(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a sequence";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Null:
+      return "nothing";
+    case YAML::NodeType::Undefined:
+      return "nothing";
+  }
+  return "nothing";
+}
+
+// State shared by the readers of one file.
+class Reader {
+ public:
+  Reader(DiagnosticSink& sink, std::string file)
+      : sink_(sink), file_(std::move(file)) {}
+
+  SourceLocation At(const YAML::Node& node) const {
+    SourceLocation loc;
+    loc.file = file_;
+    YAML::Mark mark = node.Mark();
+    if (mark.line >= 0) {
+      loc.line = mark.line + 1;
+      loc.column = mark.column + 1;
+    }
+    if (node.IsScalar()) {
+      loc.length = std::max<int>(1, static_cast<int>(node.Scalar().size()));
+    }
+    return loc;
+  }
+
+  void Error(const SourceLocation& at, const std::string& rule,
+             const std::string& message) {
+    sink_.Error(at, rule, message);
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  DiagnosticSink& sink_;
+  std::string file_;
+};
+
+// Reads one YAML mapping: each Get marks a key as known, Finish reports the
+// keys that no Get asked for (unknown keys, with the closest known key as a
+// suggestion). Duplicate keys are reported when the mapping is opened.
+class MapReader {
+ public:
+  MapReader(Reader& r, const YAML::Node& node, std::string what,
+            const SourceLocation& fallback)
+      : r_(r), node_(node), what_(std::move(what)) {
+    if (!node.IsMap()) {
+      SourceLocation at = node.IsDefined() && node.Mark().line >= 0
+                              ? r_.At(node)
+                              : fallback;
+      r_.Error(at, "wrong-type",
+               fmt::format("{} must be a mapping, got {}", what_,
+                           NodeKindName(node)));
+      valid_ = false;
+      return;
+    }
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (!it->first.IsScalar()) {
+        r_.Error(r_.At(it->first), "wrong-type",
+                 fmt::format("keys in {} must be plain names", what_));
+        continue;
+      }
+      const std::string key = it->first.Scalar();
+      SourceLocation at = r_.At(it->first);
+      auto seen = first_.find(key);
+      if (seen != first_.end()) {
+        r_.Error(at, "duplicate-key",
+                 fmt::format("duplicate key '{}' in {} (first defined at "
+                             "line {})",
+                             key, what_, seen->second.location.line));
+        continue;
+      }
+      first_.emplace(key, Entry{it->second, at});
+      order_.push_back(key);
+    }
+  }
+
+  bool valid() const { return valid_; }
+  const std::string& what() const { return what_; }
+
+  // The value of `key`, or null when absent. Marks `key` as known.
+  const YAML::Node* Get(const std::string& key) {
+    known_.push_back(key);
+    auto it = first_.find(key);
+    if (it == first_.end()) return nullptr;
+    used_.insert(key);
+    return &it->second.value;
+  }
+
+  // As Get, and reports `missing-key` when absent.
+  const YAML::Node* Require(const std::string& key) {
+    const YAML::Node* value = Get(key);
+    if (!value && valid_) {
+      r_.Error(location(), "missing-key",
+               fmt::format("{} needs '{}'", what_, key));
+    }
+    return value;
+  }
+
+  SourceLocation KeyLocation(const std::string& key) const {
+    auto it = first_.find(key);
+    return it == first_.end() ? location() : it->second.location;
+  }
+  // The value's location; the key's when the value has none (null values).
+  SourceLocation ValueLocation(const std::string& key) const {
+    auto it = first_.find(key);
+    if (it == first_.end()) return location();
+    if (it->second.value.Mark().line < 0 || it->second.value.IsNull())
+      return it->second.location;
+    return r_.At(it->second.value);
+  }
+  SourceLocation location() const {
+    SourceLocation loc = r_.At(node_);
+    loc.length = 1;
+    return loc;
+  }
+
+  // Entries in document order (first occurrence of each key).
+  std::vector<std::pair<std::string, const YAML::Node*>> Entries() const {
+    std::vector<std::pair<std::string, const YAML::Node*>> out;
+    for (const auto& k : order_) out.emplace_back(k, &first_.at(k).value);
+    return out;
+  }
+  // Adds keys to the vocabulary used for suggestions without reading them.
+  void Expect(std::initializer_list<const char*> keys) {
+    for (const char* k : keys) known_.emplace_back(k);
+  }
+  // Marks every key as known: for mappings whose keys are names (states,
+  // events, fields) rather than a fixed vocabulary.
+  void AcceptAllKeys() { accept_all_ = true; }
+
+  void Finish() {
+    if (!valid_ || accept_all_) return;
+    for (const auto& key : order_) {
+      if (used_.count(key)) continue;
+      bool known = false;
+      for (const auto& k : known_) known = known || k == key;
+      if (known) continue;
+      std::string suggestion = ClosestMatch(key, known_);
+      std::string message = fmt::format("unknown key '{}' in {}", key, what_);
+      if (!suggestion.empty()) {
+        message += fmt::format("; did you mean '{}'?", suggestion);
+      } else {
+        std::set<std::string> sorted(known_.begin(), known_.end());
+        std::string list;
+        for (const auto& k : sorted) list += (list.empty() ? "" : ", ") + k;
+        message += fmt::format(" (expected one of: {})", list);
+      }
+      r_.Error(first_.at(key).location, "unknown-key", message);
+    }
+  }
+
+ private:
+  struct Entry {
+    YAML::Node value;
+    SourceLocation location;
+  };
+  Reader& r_;
+  YAML::Node node_;
+  std::string what_;
+  bool valid_ = true;
+  bool accept_all_ = false;
+  std::map<std::string, Entry> first_;
+  std::vector<std::string> order_;
+  std::vector<std::string> known_;
+  std::set<std::string> used_;
+};
+
+// Typed scalar readers. Each reports `wrong-type` and returns nullopt when
+// the value has the wrong shape.
+class Values {
+ public:
+  explicit Values(Reader& r) : r_(r) {}
+
+  std::optional<std::string> String(const YAML::Node& node,
+                                    const std::string& what,
+                                    const SourceLocation& fallback) {
+    if (!node.IsScalar()) {
+      r_.Error(node.IsNull() ? fallback : r_.At(node), "wrong-type",
+               fmt::format("{} must be a string, got {}", what,
+                           NodeKindName(node)));
+      return std::nullopt;
+    }
+    return node.Scalar();
+  }
+
+  std::optional<std::string> String(MapReader& m, const std::string& key,
+                                    bool required = false) {
+    const YAML::Node* node = required ? m.Require(key) : m.Get(key);
+    if (!node) return std::nullopt;
+    return String(*node, fmt::format("'{}' in {}", key, m.what()),
+                  m.KeyLocation(key));
+  }
+
+  std::optional<int64_t> Integer(MapReader& m, const std::string& key,
+                                 bool required = false) {
+    const YAML::Node* node = required ? m.Require(key) : m.Get(key);
+    if (!node) return std::nullopt;
+    std::string what = fmt::format("'{}' in {}", key, m.what());
+    if (node->IsScalar() && node->Tag() == "?") {
+      int64_t value = 0;
+      const std::string& s = node->Scalar();
+      auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+      if (ec == std::errc() && ptr == s.data() + s.size()) return value;
+    }
+    r_.Error(m.ValueLocation(key), "wrong-type",
+             fmt::format("{} must be an integer, got {}", what,
+                         Describe(*node)));
+    return std::nullopt;
+  }
+
+  std::optional<double> Number(MapReader& m, const std::string& key) {
+    const YAML::Node* node = m.Get(key);
+    if (!node) return std::nullopt;
+    if (node->IsScalar() && node->Tag() == "?") {
+      double value = 0;
+      const std::string& s = node->Scalar();
+      auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+      if (ec == std::errc() && ptr == s.data() + s.size()) return value;
+    }
+    r_.Error(m.ValueLocation(key), "wrong-type",
+             fmt::format("'{}' in {} must be a number, got {}", key, m.what(),
+                         Describe(*node)));
+    return std::nullopt;
+  }
+
+  // YAML 1.2 booleans only: `yes`/`no` are strings in this format.
+  std::optional<bool> Bool(MapReader& m, const std::string& key) {
+    const YAML::Node* node = m.Get(key);
+    if (!node) return std::nullopt;
+    if (node->IsScalar() && node->Tag() == "?") {
+      const std::string& s = node->Scalar();
+      if (s == "true") return true;
+      if (s == "false") return false;
+    }
+    r_.Error(m.ValueLocation(key), "wrong-type",
+             fmt::format("'{}' in {} must be true or false, got {}", key,
+                         m.what(), Describe(*node)));
+    return std::nullopt;
+  }
+
+  std::optional<int64_t> Duration(MapReader& m, const std::string& key) {
+    const YAML::Node* node = m.Get(key);
+    if (!node) return std::nullopt;
+    if (node->IsScalar()) {
+      if (auto seconds = ParseDuration(node->Scalar())) return seconds;
+    }
+    r_.Error(m.ValueLocation(key), "wrong-type",
+             fmt::format("'{}' in {} must be a duration such as 10s, 15m, 2h "
+                         "or 1d, got {}",
+                         key, m.what(), Describe(*node)));
+    return std::nullopt;
+  }
+
+  // A sequence of strings; `locations` receives one location per entry.
+  std::vector<std::string> StringList(MapReader& m, const std::string& key,
+                                      std::vector<SourceLocation>* locations,
+                                      bool required = false) {
+    std::vector<std::string> out;
+    const YAML::Node* node = required ? m.Require(key) : m.Get(key);
+    if (!node) return out;
+    if (!node->IsSequence()) {
+      r_.Error(m.ValueLocation(key), "wrong-type",
+               fmt::format("'{}' in {} must be a list, got {}", key, m.what(),
+                           Describe(*node)));
+      return out;
+    }
+    for (const auto& item : *node) {
+      if (!item.IsScalar()) {
+        r_.Error(r_.At(item), "wrong-type",
+                 fmt::format("entries of '{}' in {} must be strings, got {}",
+                             key, m.what(), NodeKindName(item)));
+        continue;
+      }
+      out.push_back(item.Scalar());
+      if (locations) locations->push_back(r_.At(item));
+    }
+    return out;
+  }
+
+  std::string Describe(const YAML::Node& node) const {
+    if (node.IsScalar()) return fmt::format("'{}'", node.Scalar());
+    return NodeKindName(node);
+  }
+
+ private:
+  Reader& r_;
+};
+
+// Loads one workflow spec file into a WorkflowSpec.
+class WorkflowReader {
+ public:
+  WorkflowReader(Reader& r, WorkflowSpec& spec) : r_(r), v_(r), spec_(spec) {}
+
+  void Read(const YAML::Node& root) {
+    SourceLocation file_start{r_.file(), 1, 1, 1};
+    MapReader m(r_, root, "the workflow spec", file_start);
+    if (!m.valid()) return;
+    if (auto s = v_.String(m, "workflow", true)) {
+      spec_.workflow = *s;
+      spec_.workflow_location = m.ValueLocation("workflow");
+    }
+    spec_.title = v_.String(m, "title").value_or("");
+    spec_.description = v_.String(m, "description").value_or("");
+    if (auto s = v_.String(m, "type")) {
+      spec_.type = *s;
+      if (*s != "STANDARD" && *s != "EXPRESS") {
+        r_.Error(m.ValueLocation("type"), "wrong-type",
+                 fmt::format("workflow type must be STANDARD or EXPRESS, got "
+                             "'{}'",
+                             *s));
+      }
+    }
+    if (auto s = v_.String(m, "governance", true)) {
+      spec_.governance_path = *s;
+      spec_.governance_location = m.ValueLocation("governance");
+    }
+    if (auto n = v_.Integer(m, "schema_version")) {
+      spec_.schema_version = static_cast<int>(*n);
+      if (*n < 1 || *n > 1000) {
+        r_.Error(m.ValueLocation("schema_version"), "wrong-type",
+                 "schema_version must be between 1 and 1000");
+      }
+    }
+    if (const YAML::Node* n = m.Get("triggers")) ReadTriggers(*n, m);
+    spec_.invariants = v_.StringList(m, "invariants", nullptr);
+    if (auto s = v_.String(m, "input", true)) {
+      spec_.input_event = *s;
+      spec_.input_event_location = m.ValueLocation("input");
+    }
+    if (const YAML::Node* n = m.Require("events")) {
+      ReadEvents(*n, m.KeyLocation("events"));
+    }
+    if (const YAML::Node* n = m.Get("identities")) {
+      ReadIdentities(*n, m.KeyLocation("identities"));
+    }
+    if (const YAML::Node* n = m.Get("constants")) {
+      MapReader c(r_, *n, "'constants'", m.KeyLocation("constants"));
+      c.AcceptAllKeys();
+      for (const auto& [name, value] : c.Entries()) {
+        if (auto s = v_.String(*value, fmt::format("constant '{}'", name),
+                               c.KeyLocation(name))) {
+          spec_.constants.emplace_back(name, *s);
+        }
+      }
+    }
+    if (const YAML::Node* n = m.Get("data")) {
+      spec_.data = ReadFields(*n, "'data'", m.KeyLocation("data"), false);
+    }
+    if (const YAML::Node* n = m.Require("outcomes")) {
+      MapReader o(r_, *n, "'outcomes'", m.KeyLocation("outcomes"));
+      o.AcceptAllKeys();
+      for (const auto& [name, value] : o.Entries()) {
+        Outcome outcome;
+        outcome.name = name;
+        outcome.location = o.KeyLocation(name);
+        if (!value->IsNull()) {
+          outcome.description =
+              v_.String(*value, fmt::format("outcome '{}'", name),
+                        outcome.location)
+                  .value_or("");
+        }
+        spec_.outcomes.push_back(std::move(outcome));
+      }
+    }
+    if (const YAML::Node* n = m.Get("failures")) {
+      ReadFailures(*n, m.KeyLocation("failures"));
+    }
+    if (const YAML::Node* n = m.Require("idempotency")) {
+      MapReader i(r_, *n, "'idempotency'", m.KeyLocation("idempotency"));
+      spec_.idempotency_location = m.KeyLocation("idempotency");
+      if (auto s = v_.String(i, "key", true)) {
+        spec_.idempotency_key = *s;
+        spec_.idempotency_key_location = i.ValueLocation("key");
+      }
+      spec_.time_bucket_seconds = v_.Duration(i, "time_bucket");
+      i.Finish();
+    }
+    if (const YAML::Node* n = m.Get("logging")) {
+      MapReader l(r_, *n, "'logging'", m.KeyLocation("logging"));
+      spec_.log_required =
+          v_.StringList(l, "required", &spec_.log_required_locations);
+      spec_.log_when_known =
+          v_.StringList(l, "when_known", &spec_.log_when_known_locations);
+      l.Finish();
+    }
+    if (const YAML::Node* n = m.Get("catch")) {
+      spec_.catch_defaults = ReadCatch(*n, m.KeyLocation("catch"), "'catch'");
+    }
+    if (auto s = v_.String(m, "start")) {
+      spec_.graph.start = *s;
+      spec_.graph.start_location = m.ValueLocation("start");
+    }
+    if (const YAML::Node* n = m.Require("states")) {
+      ReadStates(*n, m.KeyLocation("states"), spec_.graph);
+    }
+    m.Finish();
+  }
+
+ private:
+  void ReadTriggers(const YAML::Node& node, MapReader& parent) {
+    if (!node.IsSequence()) {
+      r_.Error(parent.ValueLocation("triggers"), "wrong-type",
+               fmt::format("'triggers' must be a list, got {}",
+                           NodeKindName(node)));
+      return;
+    }
+    for (const auto& item : node) {
+      MapReader t(r_, item, "a trigger", r_.At(item));
+      if (!t.valid()) continue;
+      Trigger trigger;
+      trigger.location = t.location();
+      if (auto s = v_.String(t, "kind", true)) {
+        trigger.kind = *s;
+        static const std::vector<std::string> kKinds = {
+            "manual", "external", "scheduled", "refresh", "event"};
+        bool ok = false;
+        for (const auto& k : kKinds) ok = ok || k == *s;
+        if (!ok) {
+          r_.Error(t.ValueLocation("kind"), "wrong-type",
+                   fmt::format("trigger kind must be one of manual, external, "
+                               "scheduled, refresh, event; got '{}'",
+                               *s));
+        }
+      }
+      trigger.after = v_.String(t, "after").value_or("");
+      trigger.description = v_.String(t, "description").value_or("");
+      t.Finish();
+      spec_.triggers.push_back(std::move(trigger));
+    }
+  }
+
+  void ReadEvents(const YAML::Node& node, const SourceLocation& at) {
+    MapReader m(r_, node, "'events'", at);
+    m.AcceptAllKeys();
+    for (const auto& [name, value] : m.Entries()) {
+      EventDef event;
+      event.name = name;
+      event.location = m.KeyLocation(name);
+      MapReader e(r_, *value, fmt::format("event '{}'", name),
+                  event.location);
+      if (!e.valid()) continue;
+      event.description = v_.String(e, "description").value_or("");
+      event.published_on = v_.StringList(e, "published_on",
+                                         &event.published_on_locations);
+      if (const YAML::Node* f = e.Require("fields")) {
+        event.fields = ReadFields(*f, fmt::format("fields of event '{}'", name),
+                                  e.KeyLocation("fields"), true);
+      }
+      e.Finish();
+      spec_.events.push_back(std::move(event));
+    }
+  }
+
+  void ReadIdentities(const YAML::Node& node, const SourceLocation& at) {
+    MapReader m(r_, node, "'identities'", at);
+    m.AcceptAllKeys();
+    for (const auto& [name, value] : m.Entries()) {
+      Identity identity;
+      identity.name = name;
+      identity.location = m.KeyLocation(name);
+      MapReader i(r_, *value, fmt::format("identity '{}'", name),
+                  identity.location);
+      if (!i.valid()) continue;
+      identity.description = v_.String(i, "description").value_or("");
+      identity.parts = v_.StringList(i, "parts", nullptr, true);
+      identity.first_of = v_.StringList(i, "first_of", nullptr);
+      i.Finish();
+      spec_.identities.push_back(std::move(identity));
+    }
+  }
+
+  std::vector<Field> ReadFields(const YAML::Node& node, const std::string& what,
+                                const SourceLocation& at, bool in_event) {
+    std::vector<Field> fields;
+    MapReader m(r_, node, what, at);
+    m.AcceptAllKeys();
+    for (const auto& [name, value] : m.Entries()) {
+      fields.push_back(ReadField(name, *value, m.KeyLocation(name), in_event));
+    }
+    return fields;
+  }
+
+  // A field is `name: type` or `name: {type: ..., ...}`.
+  Field ReadField(const std::string& name, const YAML::Node& node,
+                  const SourceLocation& at, bool in_event) {
+    Field field;
+    field.name = name;
+    field.location = at;
+    if (node.IsScalar()) {
+      ParseKind(field, node.Scalar(), r_.At(node));
+      return field;
+    }
+    MapReader m(r_, node, fmt::format("field '{}'", name), at);
+    if (!m.valid()) return field;
+    if (auto s = v_.String(m, "type", true)) {
+      ParseKind(field, *s, m.ValueLocation("type"));
+    }
+    if (in_event) field.required = v_.Bool(m, "required").value_or(false);
+    field.nullable = v_.Bool(m, "nullable").value_or(false);
+    field.description = v_.String(m, "description").value_or("");
+    field.enum_values = v_.StringList(m, "enum", nullptr);
+    field.min_length = v_.Integer(m, "min_length");
+    field.minimum = v_.Number(m, "minimum");
+    if (const YAML::Node* items = m.Get("items")) {
+      field.items = std::make_shared<Field>(
+          ReadField(name + "[]", *items, m.KeyLocation("items"), in_event));
+    } else if (field.kind == FieldKind::kArray) {
+      r_.Error(m.location(), "missing-key",
+               fmt::format("array field '{}' needs 'items'", name));
+    }
+    if (const YAML::Node* f = m.Get("fields")) {
+      field.fields = ReadFields(*f, fmt::format("fields of '{}'", name),
+                                m.KeyLocation("fields"), in_event);
+    }
+    m.Finish();
+    return field;
+  }
+
+  void ParseKind(Field& field, const std::string& text,
+                 const SourceLocation& at) {
+    if (auto kind = ParseFieldKind(text)) {
+      field.kind = *kind;
+      return;
+    }
+    std::vector<std::string> names;
+    for (FieldKind k :
+         {FieldKind::kString, FieldKind::kUuid, FieldKind::kInteger,
+          FieldKind::kNumber, FieldKind::kBoolean, FieldKind::kDate,
+          FieldKind::kDateTime, FieldKind::kArray, FieldKind::kObject}) {
+      names.emplace_back(FieldKindName(k));
+    }
+    std::string suggestion = ClosestMatch(text, names);
+    r_.Error(at, "wrong-type",
+             fmt::format("unknown field type '{}'{}", text,
+                         suggestion.empty()
+                             ? "; use string, uuid, integer, number, boolean, "
+                               "date, date_time, array or object"
+                             : fmt::format("; did you mean '{}'?", suggestion)));
+  }
+
+  void ReadFailures(const YAML::Node& node, const SourceLocation& at) {
+    MapReader m(r_, node, "'failures'", at);
+    m.AcceptAllKeys();
+    for (const auto& [id, value] : m.Entries()) {
+      FailureCase failure;
+      failure.id = id;
+      failure.location = m.KeyLocation(id);
+      MapReader f(r_, *value, fmt::format("failure '{}'", id),
+                  failure.location);
+      if (!f.valid()) continue;
+      if (auto s = v_.String(f, "class", true)) {
+        if (auto c = ParseErrorClass(*s)) {
+          failure.error_class = *c;
+        } else {
+          r_.Error(f.ValueLocation("class"), "wrong-type",
+                   fmt::format("failure class must be RETRYABLE, TERMINAL or "
+                               "QUARANTINE, got '{}'",
+                               *s));
+        }
+      }
+      failure.description = v_.String(f, "description").value_or("");
+      failure.raised_by =
+          v_.StringList(f, "raised_by", &failure.raised_by_locations);
+      f.Finish();
+      spec_.failures.push_back(std::move(failure));
+    }
+  }
+
+  CatchRoutes ReadCatch(const YAML::Node& node, const SourceLocation& at,
+                        const std::string& what) {
+    CatchRoutes routes;
+    routes.location = at;
+    if (node.IsScalar() && node.Scalar() == "none") {
+      routes.none = true;
+      return routes;
+    }
+    MapReader m(r_, node, what, at);
+    if (!m.valid()) return routes;
+    if (auto s = v_.String(m, "quarantine")) {
+      routes.quarantine = *s;
+      routes.quarantine_location = m.ValueLocation("quarantine");
+    }
+    if (auto s = v_.String(m, "failure")) {
+      routes.failure = *s;
+      routes.failure_location = m.ValueLocation("failure");
+    }
+    m.Finish();
+    return routes;
+  }
+
+  void ReadStates(const YAML::Node& node, const SourceLocation& at,
+                  StateGraph& graph) {
+    MapReader m(r_, node, "'states'", at);
+    m.AcceptAllKeys();
+    if (!m.valid()) return;
+    for (const auto& [name, value] : m.Entries()) {
+      graph.states.push_back(ReadState(name, *value, m.KeyLocation(name)));
+    }
+    if (graph.start.empty() && !graph.states.empty()) {
+      graph.start = graph.states.front().name;
+      graph.start_location = graph.states.front().location;
+    }
+    if (graph.states.empty()) {
+      r_.Error(at, "missing-key", "'states' needs at least one state");
+    }
+  }
+
+  // `next: X` plus the optional `outcome` / `quarantine_reason` beside it.
+  Transition ReadTransition(MapReader& m, const std::string& key) {
+    Transition t;
+    if (auto s = v_.String(m, key)) {
+      t.target = *s;
+      t.location = m.ValueLocation(key);
+    }
+    return t;
+  }
+
+  void ReadTransitionMarks(MapReader& m, Transition& t) {
+    if (auto s = v_.String(m, "outcome")) {
+      t.outcome = *s;
+      t.outcome_location = m.ValueLocation("outcome");
+    }
+    if (auto s = v_.String(m, "quarantine_reason")) {
+      t.quarantine_reason = *s;
+      t.quarantine_reason_location = m.ValueLocation("quarantine_reason");
+    }
+  }
+
+  State ReadState(const std::string& name, const YAML::Node& node,
+                  const SourceLocation& at) {
+    State state;
+    state.name = name;
+    state.location = at;
+    state.location.length = static_cast<int>(name.size());
+    // The type decides which keys are allowed, so peek at it first.
+    std::string type_text;
+    if (node.IsMap()) {
+      const YAML::Node type_node = node["type"];
+      if (type_node.IsDefined() && type_node.IsScalar())
+        type_text = type_node.Scalar();
+    }
+    bool known_type = false;
+    for (StateType t : {StateType::kPass, StateType::kTask, StateType::kChoice,
+                        StateType::kMap, StateType::kSucceed,
+                        StateType::kFail}) {
+      if (type_text == StateTypeName(t)) {
+        state.type = t;
+        known_type = true;
+      }
+    }
+    MapReader typed(r_, node,
+                    known_type ? fmt::format("{} state '{}'",
+                                             StateTypeName(state.type), name)
+                               : fmt::format("state '{}'", name),
+                    at);
+    if (!typed.valid()) return state;
+    if (auto s = v_.String(typed, "type", true)) {
+      state.type_location = typed.ValueLocation("type");
+      if (!known_type) {
+        static const std::vector<std::string> kTypes = {
+            "Pass", "Task", "Choice", "Map", "Succeed", "Fail"};
+        std::string suggestion = ClosestMatch(*s, kTypes);
+        r_.Error(state.type_location, "wrong-type",
+                 fmt::format("unknown state type '{}'{}", *s,
+                             suggestion.empty()
+                                 ? "; use Pass, Task, Choice, Map, Succeed or "
+                                   "Fail"
+                                 : fmt::format("; did you mean '{}'?",
+                                               suggestion)));
+      }
+    }
+    if (!known_type) return state;  // keys cannot be judged without a type
+    state.description = v_.String(typed, "description").value_or("");
+    bool flows = state.type != StateType::kChoice &&
+                 state.type != StateType::kSucceed &&
+                 state.type != StateType::kFail;
+    if (flows) {
+      state.next = ReadTransition(typed, "next");
+      ReadTransitionMarks(typed, state.next);
+      state.end = v_.Bool(typed, "end").value_or(false);
+      if (state.next.present() && state.end) {
+        r_.Error(typed.KeyLocation("end"), "wrong-type",
+                 fmt::format("state '{}' has both 'next' and 'end: true'; "
+                             "keep one",
+                             name));
+      } else if (!state.next.present() && !state.end) {
+        r_.Error(at, "missing-key",
+                 fmt::format("state '{}' needs 'next' or 'end: true'", name));
+      }
+    }
+    switch (state.type) {
+      case StateType::kTask:
+        ReadTask(typed, state);
+        break;
+      case StateType::kChoice:
+        ReadChoice(typed, state);
+        break;
+      case StateType::kPass:
+        if (auto s = v_.String(typed, "generate")) {
+          state.generate = *s;
+          state.generate_location = typed.ValueLocation("generate");
+        }
+        break;
+      case StateType::kMap:
+        ReadMap(typed, state);
+        break;
+      case StateType::kFail:
+        state.error = v_.String(typed, "error").value_or("");
+        state.cause = v_.String(typed, "cause").value_or("");
+        break;
+      case StateType::kSucceed:
+        break;
+    }
+    typed.Finish();
+    return state;
+  }
+
+  void ReadTask(MapReader& m, State& state) {
+    if (auto s = v_.String(m, "builtin")) {
+      state.builtin_location = m.ValueLocation("builtin");
+      if (auto b = ParseBuiltin(*s)) {
+        state.builtin = *b;
+      } else {
+        std::string suggestion = ClosestMatch(*s, BuiltinNames());
+        std::string list;
+        for (const auto& n : BuiltinNames()) list += (list.empty() ? "" : ", ") + n;
+        r_.Error(state.builtin_location, "unknown-builtin",
+                 fmt::format("unknown builtin task '{}'{}", *s,
+                             suggestion.empty()
+                                 ? fmt::format(" (the runtime provides: {})",
+                                               list)
+                                 : fmt::format("; did you mean '{}'?",
+                                               suggestion)));
+      }
+    }
+    if (auto s = v_.String(m, "event")) {
+      state.event = *s;
+      state.event_location = m.ValueLocation("event");
+    }
+    if (const YAML::Node* n = m.Get("for_each")) {
+      MapReader f(r_, *n, fmt::format("'for_each' of state '{}'", state.name),
+                  m.KeyLocation("for_each"));
+      state.for_each_location = m.KeyLocation("for_each");
+      state.for_each_field = v_.String(f, "field", true).value_or("");
+      state.for_each_as = v_.String(f, "as", true).value_or("");
+      f.Finish();
+    }
+    state.timeout_seconds = v_.Duration(m, "timeout");
+    state.timeout_location = m.KeyLocation("timeout");
+    if (const YAML::Node* n = m.Get("retry")) {
+      state.retry_explicit = true;
+      retry_nodes_.emplace_back(&state, *n, m.KeyLocation("retry"));
+    }
+    if (const YAML::Node* n = m.Get("catch")) {
+      state.catch_override =
+          ReadCatch(*n, m.KeyLocation("catch"),
+                    fmt::format("'catch' of state '{}'", state.name));
+    }
+    if (auto s = v_.String(m, "dedupe_key")) {
+      state.dedupe_key = *s;
+      state.dedupe_key_location = m.ValueLocation("dedupe_key");
+    }
+    state.produces =
+        v_.StringList(m, "produces", &state.produces_locations);
+    state.access_patterns = v_.StringList(m, "access_patterns",
+                                          &state.access_pattern_locations);
+  }
+
+  void ReadChoice(MapReader& m, State& state) {
+    if (const YAML::Node* rules = m.Get("rules")) {
+      if (!rules->IsSequence()) {
+        r_.Error(m.ValueLocation("rules"), "wrong-type",
+                 fmt::format("'rules' of state '{}' must be a list, got {}",
+                             state.name, NodeKindName(*rules)));
+      } else {
+        for (const auto& item : *rules) {
+          MapReader r(r_, item, fmt::format("a rule of state '{}'", state.name),
+                      r_.At(item));
+          if (!r.valid()) continue;
+          ChoiceRule rule;
+          rule.location = r.location();
+          if (const YAML::Node* when = r.Require("when")) {
+            rule.when = ReadCondition(*when, r.KeyLocation("when"));
+          }
+          rule.then = ReadTransition(r, "next");
+          if (!rule.then.present()) r.Require("next");
+          ReadTransitionMarks(r, rule.then);
+          r.Finish();
+          state.rules.push_back(std::move(rule));
+        }
+      }
+    } else {
+      r_.Error(state.location, "missing-key",
+               fmt::format("Choice state '{}' needs 'rules'", state.name));
+    }
+    if (const YAML::Node* d = m.Get("default")) {
+      if (d->IsMap()) {
+        MapReader dm(r_, *d, fmt::format("'default' of state '{}'", state.name),
+                     m.KeyLocation("default"));
+        state.default_transition = ReadTransition(dm, "next");
+        if (!state.default_transition.present()) dm.Require("next");
+        ReadTransitionMarks(dm, state.default_transition);
+        dm.Finish();
+      } else {
+        state.default_transition = ReadTransition(m, "default");
+      }
+    }
+  }
+
+  Condition ReadCondition(const YAML::Node& node, const SourceLocation& at) {
+    Condition c;
+    c.location = node.IsDefined() && node.Mark().line >= 0 ? r_.At(node) : at;
+    c.location.length = 1;
+    MapReader m(r_, node, "a condition", at);
+    if (!m.valid()) return c;
+    m.Expect({"all", "any", "not", "field", "equals", "lt", "le", "gt", "ge",
+              "is_present", "is_null"});
+    auto read_children = [&](const char* key, Condition::Op op) {
+      c.op = op;
+      const YAML::Node* list = m.Get(key);
+      if (!list->IsSequence() || list->size() == 0) {
+        r_.Error(m.ValueLocation(key), "wrong-type",
+                 fmt::format("'{}' must be a non-empty list of conditions",
+                             key));
+        return;
+      }
+      for (const auto& item : *list) {
+        c.children.push_back(ReadCondition(item, r_.At(item)));
+      }
+    };
+    if (m.Get("all")) {
+      read_children("all", Condition::Op::kAll);
+    } else if (m.Get("any")) {
+      read_children("any", Condition::Op::kAny);
+    } else if (const YAML::Node* n = m.Get("not")) {
+      c.op = Condition::Op::kNot;
+      c.children.push_back(ReadCondition(*n, m.KeyLocation("not")));
+    } else {
+      if (auto s = v_.String(m, "field", true)) {
+        c.field = *s;
+        c.field_location = m.ValueLocation("field");
+      }
+      static const std::pair<const char*, Condition::Op> kOps[] = {
+          {"equals", Condition::Op::kEquals},
+          {"lt", Condition::Op::kLt},
+          {"le", Condition::Op::kLe},
+          {"gt", Condition::Op::kGt},
+          {"ge", Condition::Op::kGe},
+          {"is_present", Condition::Op::kIsPresent},
+          {"is_null", Condition::Op::kIsNull}};
+      int found = 0;
+      for (const auto& [key, op] : kOps) {
+        const YAML::Node* value = m.Get(key);
+        if (!value) continue;
+        ++found;
+        c.op = op;
+        if (!value->IsScalar()) {
+          r_.Error(m.ValueLocation(key), "wrong-type",
+                   fmt::format("'{}' must compare with a single value, got {}",
+                               key, NodeKindName(*value)));
+          continue;
+        }
+        c.value.text = value->Scalar();
+        c.value.location = m.ValueLocation(key);
+        if ((op == Condition::Op::kIsPresent || op == Condition::Op::kIsNull) &&
+            c.value.text != "true" && c.value.text != "false") {
+          r_.Error(c.value.location, "wrong-type",
+                   fmt::format("'{}' must be true or false, got '{}'", key,
+                               c.value.text));
+        }
+      }
+      if (found != 1 && !c.field.empty()) {
+        r_.Error(m.location(), found == 0 ? "missing-key" : "wrong-type",
+                 found == 0 ? std::string("a condition needs one comparison: "
+                                          "equals, lt, le, gt, ge, is_present "
+                                          "or is_null")
+                            : std::string("a condition has exactly one "
+                                          "comparison; combine several with "
+                                          "'all' or 'any'"));
+      }
+    }
+    m.Finish();
+    return c;
+  }
+
+  void ReadMap(MapReader& m, State& state) {
+    if (auto s = v_.String(m, "items", true)) {
+      state.items_field = *s;
+      state.items_location = m.ValueLocation("items");
+    }
+    if (const YAML::Node* n = m.Require("item")) {
+      MapReader i(r_, *n, fmt::format("'item' of state '{}'", state.name),
+                  m.KeyLocation("item"));
+      state.item_name = v_.String(i, "name", true).value_or("");
+      if (auto s = v_.String(i, "type")) {
+        Field scratch;
+        ParseKind(scratch, *s, i.ValueLocation("type"));
+        state.item_kind = scratch.kind;
+      }
+      i.Finish();
+    }
+    state.carry = v_.StringList(m, "carry", &state.carry_locations);
+    if (auto s = v_.String(m, "concurrency", true)) {
+      state.concurrency = *s;
+      state.concurrency_location = m.ValueLocation("concurrency");
+    }
+    if (auto n = v_.Integer(m, "max_concurrency")) {
+      state.max_concurrency = static_cast<int>(*n);
+      state.max_concurrency_location = m.ValueLocation("max_concurrency");
+    }
+    state.max_items = v_.Integer(m, "max_items");
+    if (auto s = v_.String(m, "result", true)) {
+      state.result_field = *s;
+      state.result_location = m.ValueLocation("result");
+    }
+    if (const YAML::Node* n = m.Get("item_failure")) {
+      MapReader f(r_, *n,
+                  fmt::format("'item_failure' of state '{}'", state.name),
+                  m.KeyLocation("item_failure"));
+      if (f.valid()) {
+        ItemFailure failure;
+        failure.location = m.KeyLocation("item_failure");
+        failure.name = v_.String(f, "name").value_or("");
+        std::vector<SourceLocation> locations;
+        auto names = v_.StringList(f, "catch", &locations, true);
+        for (size_t i = 0; i < names.size(); ++i) {
+          if (auto c = ParseErrorClass(names[i])) {
+            failure.classes.push_back(*c);
+            failure.class_locations.push_back(locations[i]);
+          } else {
+            r_.Error(locations[i], "wrong-type",
+                     fmt::format("'catch' lists error classes (RETRYABLE, "
+                                 "TERMINAL, QUARANTINE), got '{}'",
+                                 names[i]));
+          }
+        }
+        if (auto s = v_.String(f, "next", true)) {
+          failure.next = *s;
+          failure.next_location = f.ValueLocation("next");
+        }
+        state.item_failure = std::move(failure);
+      }
+      f.Finish();
+    }
+    if (const YAML::Node* n = m.Get("data")) {
+      state.item_data = ReadFields(
+          *n, fmt::format("'data' of state '{}'", state.name),
+          m.KeyLocation("data"), false);
+    }
+    state.item_states = std::make_shared<StateGraph>();
+    if (auto s = v_.String(m, "start")) {
+      state.item_states->start = *s;
+      state.item_states->start_location = m.ValueLocation("start");
+    }
+    if (const YAML::Node* n = m.Require("states")) {
+      ReadStates(*n, m.KeyLocation("states"), *state.item_states);
+    }
+  }
+
+ public:
+  // Retry policies are resolved after the whole spec is read, once the
+  // governance (and its presets) is known.
+  struct PendingRetry {
+    State* state;
+    YAML::Node node;
+    SourceLocation location;
+    PendingRetry(State* s, YAML::Node n, SourceLocation l)
+        : state(s), node(std::move(n)), location(std::move(l)) {}
+  };
+  std::vector<PendingRetry>& pending_retries() { return retry_nodes_; }
+
+ private:
+  Reader& r_;
+  Values v_;
+  WorkflowSpec& spec_;
+  std::vector<PendingRetry> retry_nodes_;
+};
+
+// Resolves a retry policy: a preset name, or a mapping that may name a
+// `preset` and override `max_attempts`, `backoff`, `on` and `note`. When
+// `backoff` is omitted it is the preset's schedule cut to max_attempts.
+std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
+                                        const SourceLocation& at,
+                                        const Governance* governance,
+                                        const std::string& what) {
+  Values v(r);
+  auto find_preset = [&](const std::string& name,
+                         const SourceLocation& loc) -> const RetryPolicy* {
+    if (!governance) return nullptr;
+    if (const RetryPolicy* p = governance->FindPreset(name)) return p;
+    std::vector<std::string> names;
+    for (const auto& [n, p] : governance->retry_presets) names.push_back(n);
+    std::string suggestion = ClosestMatch(name, names);
+    r.Error(loc, "unknown-preset",
+            fmt::format("unknown retry preset '{}'{}", name,
+                        suggestion.empty()
+                            ? ""
+                            : fmt::format("; did you mean '{}'?", suggestion)));
+    return nullptr;
+  };
+  if (node.IsScalar()) {
+    SourceLocation loc = r.At(node);
+    const RetryPolicy* preset = find_preset(node.Scalar(), loc);
+    if (!preset) return std::nullopt;
+    RetryPolicy policy = *preset;
+    policy.preset = node.Scalar();
+    policy.location = loc;
+    return policy;
+  }
+  MapReader m(r, node, what, at);
+  if (!m.valid()) return std::nullopt;
+  RetryPolicy policy;
+  policy.location = at;
+  std::string preset_name;
+  if (auto s = v.String(m, "preset")) {
+    preset_name = *s;
+  } else if (governance) {
+    preset_name = governance->default_retry;
+  }
+  const RetryPolicy* preset = nullptr;
+  if (!preset_name.empty()) {
+    preset = find_preset(preset_name, m.Get("preset") ? m.ValueLocation("preset")
+                                                      : at);
+  }
+  if (preset) {
+    policy = *preset;
+    policy.preset = preset_name;
+  }
+  policy.location = at;
+  policy.max_attempts_location = at;
+  policy.backoff_location = at;
+  if (const YAML::Node* n = m.Get("max_attempts")) {
+    policy.max_attempts_location = m.ValueLocation("max_attempts");
+    if (n->IsScalar() &&
+        (n->Scalar() == "unlimited" || n->Scalar() == ".inf" ||
+         n->Scalar() == "infinite")) {
+      r.Error(policy.max_attempts_location, "unbounded-retry",
+              fmt::format("{} retries without bound; give max_attempts a "
+                          "number (governance: no unbounded retries)",
+                          what));
+      return std::nullopt;
+    }
+    if (auto count = v.Integer(m, "max_attempts")) {
+      policy.max_attempts = static_cast<int>(
+          std::clamp<int64_t>(*count, -1, 1'000'000'000));
+      if (!m.Get("backoff") && preset) {
+        if (policy.max_attempts >= 0 &&
+            static_cast<size_t>(policy.max_attempts) <=
+                preset->backoff_seconds.size()) {
+          policy.backoff_seconds.resize(policy.max_attempts);
+        }
+      }
+    }
+  } else if (!preset) {
+    r.Error(at, "unbounded-retry",
+            fmt::format("{} has no max_attempts and no preset; retries must "
+                        "be bounded",
+                        what));
+  }
+  if (const YAML::Node* n = m.Get("backoff")) {
+    policy.backoff_seconds.clear();
+    policy.backoff_location = m.ValueLocation("backoff");
+    if (!n->IsSequence()) {
+      r.Error(policy.backoff_location, "wrong-type",
+              fmt::format("'backoff' in {} must be a list of durations", what));
+    } else {
+      for (const auto& item : *n) {
+        std::optional<int64_t> seconds;
+        if (item.IsScalar()) seconds = ParseDuration(item.Scalar());
+        if (!seconds) {
+          r.Error(r.At(item), "wrong-type",
+                  fmt::format("backoff entries must be durations such as 2s "
+                              "or 1m, got {}",
+                              v.Describe(item)));
+          continue;
+        }
+        policy.backoff_seconds.push_back(*seconds);
+      }
+    }
+  }
+  if (const YAML::Node* n = m.Get("on")) {
+    (void)n;
+    std::vector<SourceLocation> locations;
+    policy.retry_on.clear();
+    policy.retry_on_locations.clear();
+    auto names = v.StringList(m, "on", &locations);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (auto c = ParseErrorClass(names[i])) {
+        policy.retry_on.push_back(*c);
+        policy.retry_on_locations.push_back(locations[i]);
+      } else {
+        r.Error(locations[i], "wrong-type",
+                fmt::format("'on' lists error classes (RETRYABLE, TERMINAL, "
+                            "QUARANTINE), got '{}'",
+                            names[i]));
+      }
+    }
+  }
+  if (auto s = v.String(m, "note")) policy.note = *s;
+  m.Finish();
+  return policy;
+}
+
+void ResolveRetries(Reader& r, WorkflowReader& reader,
+                    const Governance* governance) {
+  for (auto& pending : reader.pending_retries()) {
+    pending.state->retry =
+        ResolveRetry(r, pending.node, pending.location, governance,
+                     fmt::format("the retry of state '{}'",
+                                 pending.state->name));
+  }
+}
+
+// Gives every Task without an explicit retry the governance default.
+void ApplyDefaultRetry(StateGraph& graph, const Governance* governance) {
+  for (auto& state : graph.states) {
+    if (state.item_states) ApplyDefaultRetry(*state.item_states, governance);
+    if (state.type != StateType::kTask || state.retry_explicit) continue;
+    if (!governance || governance->default_retry.empty()) continue;
+    if (const RetryPolicy* p = governance->FindPreset(governance->default_retry)) {
+      state.retry = *p;
+      state.retry->preset = governance->default_retry;
+      state.retry->location = state.location;
+      state.retry->max_attempts_location = state.location;
+      state.retry->backoff_location = state.location;
+    }
+  }
+}
+
+void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
+  Values v(r);
+  SourceLocation file_start{r.file(), 1, 1, 1};
+  MapReader m(r, root, "the governance file", file_start);
+  if (!m.valid()) return;
+  g.name = v.String(m, "governance", true).value_or("");
+  if (const YAML::Node* n = m.Require("error_classes")) {
+    MapReader classes(r, *n, "'error_classes'", m.KeyLocation("error_classes"));
+    for (ErrorClass c : {ErrorClass::kRetryable, ErrorClass::kTerminal,
+                         ErrorClass::kQuarantine}) {
+      const char* name = ErrorClassName(c);
+      const YAML::Node* def = classes.Require(name);
+      if (!def) continue;
+      MapReader d(r, *def, fmt::format("error class {}", name),
+                  classes.KeyLocation(name));
+      ErrorClassDef cls;
+      cls.error_class = c;
+      cls.location = classes.KeyLocation(name);
+      cls.error_name = v.String(d, "error", true).value_or("");
+      cls.description = v.String(d, "description").value_or("");
+      cls.examples = v.StringList(d, "examples", nullptr);
+      if (c == ErrorClass::kRetryable) {
+        cls.also_retry = v.StringList(d, "also_retry", nullptr);
+      }
+      d.Finish();
+      g.error_classes.push_back(std::move(cls));
+    }
+    classes.Finish();
+  }
+  if (const YAML::Node* n = m.Require("retry_presets")) {
+    MapReader presets(r, *n, "'retry_presets'", m.KeyLocation("retry_presets"));
+    presets.AcceptAllKeys();
+    for (const auto& [name, value] : presets.Entries()) {
+      MapReader p(r, *value, fmt::format("retry preset '{}'", name),
+                  presets.KeyLocation(name));
+      if (!p.valid()) continue;
+      RetryPolicy policy;
+      policy.preset = name;
+      policy.location = presets.KeyLocation(name);
+      policy.timeout_seconds = v.Duration(p, "timeout");
+      policy.max_attempts =
+          static_cast<int>(v.Integer(p, "max_attempts", true).value_or(0));
+      policy.max_attempts_location = p.ValueLocation("max_attempts");
+      policy.backoff_location = p.ValueLocation("backoff");
+      if (const YAML::Node* b = p.Require("backoff")) {
+        if (b->IsSequence()) {
+          for (const auto& item : *b) {
+            auto seconds =
+                item.IsScalar() ? ParseDuration(item.Scalar()) : std::nullopt;
+            if (seconds) {
+              policy.backoff_seconds.push_back(*seconds);
+            } else {
+              r.Error(r.At(item), "wrong-type",
+                      "backoff entries must be durations such as 2s or 1m");
+            }
+          }
+        } else {
+          r.Error(policy.backoff_location, "wrong-type",
+                  "'backoff' must be a list of durations");
+        }
+      }
+      policy.note = v.String(p, "note").value_or("");
+      p.Finish();
+      g.retry_presets.emplace_back(name, std::move(policy));
+    }
+  }
+  g.default_retry = v.String(m, "default_retry").value_or("");
+  g.default_retry_location = m.ValueLocation("default_retry");
+  if (auto n = v.Integer(m, "max_attempts_limit")) {
+    g.max_attempts_limit = static_cast<int>(*n);
+  }
+  if (const YAML::Node* n = m.Get("map_concurrency")) {
+    MapReader limits(r, *n, "'map_concurrency'",
+                     m.KeyLocation("map_concurrency"));
+    limits.AcceptAllKeys();
+    for (const auto& [name, value] : limits.Entries()) {
+      MapReader l(r, *value, fmt::format("concurrency class '{}'", name),
+                  limits.KeyLocation(name));
+      if (!l.valid()) continue;
+      ConcurrencyLimit limit;
+      limit.name = name;
+      limit.location = limits.KeyLocation(name);
+      limit.max = static_cast<int>(v.Integer(l, "max", true).value_or(1));
+      limit.description = v.String(l, "description").value_or("");
+      l.Finish();
+      g.map_concurrency.push_back(std::move(limit));
+    }
+  }
+  if (const YAML::Node* n = m.Get("correlation_id")) {
+    MapReader c(r, *n, "'correlation_id'", m.KeyLocation("correlation_id"));
+    g.correlation_field = v.String(c, "field").value_or("correlation_id");
+    v.String(c, "format");
+    c.Finish();
+  }
+  g.internal_fields = v.StringList(m, "internal_fields", nullptr);
+  if (const YAML::Node* n = m.Get("log_fields")) {
+    MapReader l(r, *n, "'log_fields'", m.KeyLocation("log_fields"));
+    g.log_required = v.StringList(l, "required", nullptr);
+    g.log_when_known = v.StringList(l, "when_known", nullptr);
+    l.Finish();
+  }
+  if (const YAML::Node* n = m.Get("access_patterns")) {
+    MapReader a(r, *n, "'access_patterns'", m.KeyLocation("access_patterns"));
+    a.AcceptAllKeys();
+    for (const auto& [id, value] : a.Entries()) {
+      g.access_patterns.emplace_back(
+          id, v.String(*value, fmt::format("access pattern '{}'", id),
+                       a.KeyLocation(id))
+                  .value_or(""));
+    }
+  }
+  if (!g.default_retry.empty() && !g.FindPreset(g.default_retry)) {
+    r.Error(g.default_retry_location, "unknown-preset",
+            fmt::format("default_retry names unknown preset '{}'",
+                        g.default_retry));
+  }
+  m.Finish();
+}
+
+// Parses YAML text; reports `yaml-syntax` and returns an undefined node on
+// failure.
+std::optional<YAML::Node> ParseYaml(DiagnosticSink& sink,
+                                    const std::string& path,
+                                    const std::string& text) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    SourceLocation at{path, e.mark.line + 1, e.mark.column + 1, 1};
+    if (e.mark.line < 0) at.line = 0;
+    sink.Error(at, "yaml-syntax", fmt::format("YAML syntax error: {}", e.msg));
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+SpecLoader::SpecLoader(DiagnosticSink& sink, FileReader read_file)
+    : sink_(sink), read_file_(std::move(read_file)) {}
+
+std::unique_ptr<WorkflowSpec> SpecLoader::LoadFile(const std::string& path) {
+  std::optional<std::string> text = read_file_(path);
+  if (!text) {
+    sink_.Error(SourceLocation{path, 0, 0, 1}, "file-not-found",
+                "cannot read the spec file");
+    return nullptr;
+  }
+  return LoadText(path, *text);
+}
+
+std::unique_ptr<WorkflowSpec> SpecLoader::LoadText(const std::string& path,
+                                                   const std::string& text) {
+  sink_.AddSource(path, text);
+  std::optional<YAML::Node> root = ParseYaml(sink_, path, text);
+  if (!root) return nullptr;
+  auto spec = std::make_unique<WorkflowSpec>();
+  spec->file = path;
+  Reader reader(sink_, path);
+  WorkflowReader workflow_reader(reader, *spec);
+  workflow_reader.Read(*root);
+  if (!spec->governance_path.empty()) {
+    std::filesystem::path resolved =
+        (std::filesystem::path(path).parent_path() / spec->governance_path)
+            .lexically_normal();
+    spec->governance =
+        LoadGovernance(resolved.generic_string(), spec->governance_location);
+  }
+  ResolveRetries(reader, workflow_reader, spec->governance.get());
+  ApplyDefaultRetry(spec->graph, spec->governance.get());
+  return spec;
+}
+
+std::shared_ptr<const Governance> SpecLoader::LoadGovernance(
+    const std::string& path, const SourceLocation& referenced_at) {
+  auto cached = governance_cache_.find(path);
+  if (cached != governance_cache_.end()) return cached->second;
+  std::shared_ptr<Governance> governance;
+  std::optional<std::string> text = read_file_(path);
+  if (!text) {
+    sink_.Error(referenced_at, "governance-not-found",
+                fmt::format("cannot read governance file '{}'", path));
+  } else {
+    sink_.AddSource(path, *text);
+    if (std::optional<YAML::Node> root = ParseYaml(sink_, path, *text)) {
+      governance = std::make_shared<Governance>();
+      governance->file = path;
+      Reader reader(sink_, path);
+      ReadGovernance(reader, *root, *governance);
+    }
+  }
+  governance_cache_[path] = governance;
+  return governance;
+}
+
+}  // namespace novacat

@@ -1,0 +1,54 @@
+// SpecLoader: YAML text → WorkflowSpec, with a location on every element.
+//
+// The loader owns the shape of the format: unknown keys (with a suggestion),
+// wrong value types, duplicate keys, missing required keys and YAML syntax
+// errors are reported here. Whether the spec makes sense (references,
+// reachability, retry rules...) is the checker's business. Loading never
+// stops at the first problem; it returns a best-effort model and leaves the
+// errors in the sink.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "model/spec.h"
+#include "support/diagnostics.h"
+
+namespace novacat {
+
+// Reads a whole file; nullopt when it cannot be read. Injected so tests and
+// the fuzzer run without a filesystem.
+using FileReader =
+    std::function<std::optional<std::string>(const std::string& path)>;
+
+FileReader DiskFileReader();
+
+class SpecLoader {
+ public:
+  SpecLoader(DiagnosticSink& sink, FileReader read_file);
+
+  // Loads the spec at `path` and the governance file it references. Returns
+  // null only when the file cannot be read or is not YAML at all.
+  std::unique_ptr<WorkflowSpec> LoadFile(const std::string& path);
+  // As LoadFile, with the text given; `path` is used for diagnostics and to
+  // resolve the governance reference.
+  std::unique_ptr<WorkflowSpec> LoadText(const std::string& path,
+                                         const std::string& text);
+
+ private:
+  std::shared_ptr<const Governance> LoadGovernance(
+      const std::string& path, const SourceLocation& referenced_at);
+
+  DiagnosticSink& sink_;
+  FileReader read_file_;
+  // Governance files are shared by specs; load each once.
+  std::map<std::string, std::shared_ptr<const Governance>> governance_cache_;
+};
+
+// Parses "10s", "15m", "2h", "1d" into seconds; nullopt when malformed.
+std::optional<int64_t> ParseDuration(const std::string& text);
+
+}  // namespace novacat

@@ -1,0 +1,141 @@
+#include "model/routes.h"
+
+#include <deque>
+
+namespace novacat {
+
+std::vector<int> Successors(const StateGraph& graph, int from) {
+  std::vector<int> out;
+  for (const Transition* t : graph.states[from].Transitions()) {
+    int to = graph.IndexOf(t->target);
+    if (to >= 0) out.push_back(to);
+  }
+  return out;
+}
+
+std::set<int> ReachableFrom(const StateGraph& graph, int from) {
+  std::set<int> seen;
+  if (from < 0) return seen;
+  std::deque<int> queue = {from};
+  seen.insert(from);
+  while (!queue.empty()) {
+    int at = queue.front();
+    queue.pop_front();
+    for (int to : Successors(graph, at)) {
+      if (seen.insert(to).second) queue.push_back(to);
+    }
+  }
+  return seen;
+}
+
+namespace {
+
+bool Downstream(const StateGraph& graph, const std::string& handler,
+                const std::string& state) {
+  int h = graph.IndexOf(handler);
+  if (h < 0) return false;
+  return ReachableFrom(graph, h).count(graph.IndexOf(state)) > 0;
+}
+
+}  // namespace
+
+std::vector<CatchRoute> CatchRoutesFor(const WorkflowSpec& spec,
+                                       const StateGraph& graph,
+                                       const State& state) {
+  std::vector<CatchRoute> routes;
+  if (state.type != StateType::kTask && state.type != StateType::kMap)
+    return routes;
+  if (&graph != &spec.graph) {
+    const State* map = spec.FindEnclosingMap(state.name);
+    if (!map || !map->item_failure) return routes;
+    const ItemFailure& f = *map->item_failure;
+    if (f.next.empty() || Downstream(graph, f.next, state.name)) return routes;
+    CatchRoute route;
+    route.classes = f.classes;
+    route.next = f.next;
+    routes.push_back(route);
+    return routes;
+  }
+  CatchRoutes effective = spec.catch_defaults;
+  if (state.catch_override) {
+    if (state.catch_override->none) return routes;
+    if (!state.catch_override->quarantine.empty())
+      effective.quarantine = state.catch_override->quarantine;
+    if (!state.catch_override->failure.empty())
+      effective.failure = state.catch_override->failure;
+  }
+  // The failure path itself catches nothing: a failing failure handler
+  // fails the execution rather than loop.
+  if (!effective.failure.empty() &&
+      Downstream(graph, effective.failure, state.name))
+    return routes;
+  // Runtime builtins never raise QUARANTINE; domain Tasks and Maps may, and
+  // a QUARANTINE error must never fall through to States.ALL.
+  const bool may_quarantine = state.builtin == Builtin::kNone;
+  if (may_quarantine && !effective.quarantine.empty() &&
+      !Downstream(graph, effective.quarantine, state.name)) {
+    CatchRoute route;
+    route.classes = {ErrorClass::kQuarantine};
+    route.next = effective.quarantine;
+    routes.push_back(route);
+  }
+  if (!effective.failure.empty()) {
+    CatchRoute route;
+    route.catch_all = true;
+    route.next = effective.failure;
+    routes.push_back(route);
+  }
+  return routes;
+}
+
+bool MayRaise(const WorkflowSpec& spec, const State& state, ErrorClass cls) {
+  for (const auto& f : spec.failures) {
+    if (f.error_class != cls) continue;
+    if (f.raised_by.empty()) {
+      // Unattributed cases may come from any domain Task.
+      if (state.builtin == Builtin::kNone) return true;
+      continue;
+    }
+    for (const auto& s : f.raised_by)
+      if (s == state.name) return true;
+  }
+  return false;
+}
+
+std::set<std::string> FieldsInScope(const WorkflowSpec& spec,
+                                    const StateGraph& graph) {
+  std::set<std::string> names(kRuntimeFields.begin(), kRuntimeFields.end());
+  if (&graph == &spec.graph) {
+    if (const EventDef* input = spec.FindEvent(spec.input_event)) {
+      for (const auto& f : input->fields) names.insert(f.name);
+    }
+    for (const auto& f : spec.data) names.insert(f.name);
+    for (const auto& [name, value] : spec.constants) names.insert(name);
+    for (const auto& i : spec.identities) names.insert(i.name);
+    return names;
+  }
+  for (const auto& s : spec.graph.states) {
+    if (s.item_states.get() != &graph) continue;
+    names.insert(s.item_name);
+    for (const auto& c : s.carry) names.insert(c);
+    for (const auto& f : s.item_data) names.insert(f.name);
+  }
+  for (const auto& [name, value] : spec.constants) names.insert(name);
+  for (const auto& i : spec.identities) names.insert(i.name);
+  return names;
+}
+
+std::vector<Placeholder> Placeholders(const std::string& key_template) {
+  std::vector<Placeholder> out;
+  size_t at = 0;
+  while ((at = key_template.find('{', at)) != std::string::npos) {
+    size_t close = key_template.find('}', at);
+    if (close == std::string::npos) break;
+    out.push_back({key_template.substr(at + 1, close - at - 1),
+                   static_cast<int>(at)});
+    at = close + 1;
+  }
+  return out;
+}
+
+}  // namespace novacat

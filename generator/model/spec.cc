@@ -1,0 +1,207 @@
+#include "model/spec.h"
+
+#include <cctype>
+
+namespace novacat {
+
+const std::vector<std::string> kRuntimeFields = {
+    "workflow_name",  "execution_arn",    "job_run_id",
+    "state_name",     "attempt_number",   "schema_version",
+    "correlation_id", "idempotency_key",  "workflow_idempotency_key",
+    "step_dedupe_key", "error_classification", "error_fingerprint",
+    "time_bucket",    "outcome",          "quarantine_reason",
+    "error"};
+
+const char* ErrorClassName(ErrorClass c) {
+  switch (c) {
+    case ErrorClass::kRetryable:
+      return "RETRYABLE";
+    case ErrorClass::kTerminal:
+      return "TERMINAL";
+    case ErrorClass::kQuarantine:
+      return "QUARANTINE";
+  }
+  return "TERMINAL";
+}
+
+std::optional<ErrorClass> ParseErrorClass(const std::string& name) {
+  if (name == "RETRYABLE") return ErrorClass::kRetryable;
+  if (name == "TERMINAL") return ErrorClass::kTerminal;
+  if (name == "QUARANTINE") return ErrorClass::kQuarantine;
+  return std::nullopt;
+}
+
+namespace {
+struct KindName {
+  FieldKind kind;
+  const char* name;
+};
+constexpr KindName kKindNames[] = {
+    {FieldKind::kString, "string"},   {FieldKind::kUuid, "uuid"},
+    {FieldKind::kInteger, "integer"}, {FieldKind::kNumber, "number"},
+    {FieldKind::kBoolean, "boolean"}, {FieldKind::kDate, "date"},
+    {FieldKind::kDateTime, "date_time"}, {FieldKind::kArray, "array"},
+    {FieldKind::kObject, "object"}};
+
+struct BuiltinEntry {
+  Builtin builtin;
+  const char* name;
+};
+constexpr BuiltinEntry kBuiltins[] = {
+    {Builtin::kBeginJobRun, "BeginJobRun"},
+    {Builtin::kAcquireIdempotencyLock, "AcquireIdempotencyLock"},
+    {Builtin::kFinalizeJobRunSuccess, "FinalizeJobRunSuccess"},
+    {Builtin::kFinalizeJobRunQuarantined, "FinalizeJobRunQuarantined"},
+    {Builtin::kFinalizeJobRunFailed, "FinalizeJobRunFailed"},
+    {Builtin::kTerminalFailHandler, "TerminalFailHandler"},
+    {Builtin::kQuarantineHandler, "QuarantineHandler"},
+    {Builtin::kQuarantineItem, "QuarantineItem"},
+    {Builtin::kPublishEvent, "PublishEvent"}};
+}  // namespace
+
+const char* FieldKindName(FieldKind k) {
+  for (const auto& e : kKindNames)
+    if (e.kind == k) return e.name;
+  return "string";
+}
+
+std::optional<FieldKind> ParseFieldKind(const std::string& name) {
+  for (const auto& e : kKindNames)
+    if (name == e.name) return e.kind;
+  return std::nullopt;
+}
+
+const char* StateTypeName(StateType t) {
+  switch (t) {
+    case StateType::kPass:
+      return "Pass";
+    case StateType::kTask:
+      return "Task";
+    case StateType::kChoice:
+      return "Choice";
+    case StateType::kMap:
+      return "Map";
+    case StateType::kSucceed:
+      return "Succeed";
+    case StateType::kFail:
+      return "Fail";
+  }
+  return "Pass";
+}
+
+const char* BuiltinName(Builtin b) {
+  for (const auto& e : kBuiltins)
+    if (e.builtin == b) return e.name;
+  return "";
+}
+
+std::optional<Builtin> ParseBuiltin(const std::string& name) {
+  for (const auto& e : kBuiltins)
+    if (name == e.name) return e.builtin;
+  return std::nullopt;
+}
+
+std::vector<std::string> BuiltinNames() {
+  std::vector<std::string> names;
+  for (const auto& e : kBuiltins) names.emplace_back(e.name);
+  return names;
+}
+
+const ErrorClassDef* Governance::FindClass(ErrorClass c) const {
+  for (const auto& d : error_classes)
+    if (d.error_class == c) return &d;
+  return nullptr;
+}
+
+const RetryPolicy* Governance::FindPreset(const std::string& name) const {
+  for (const auto& [n, p] : retry_presets)
+    if (n == name) return &p;
+  return nullptr;
+}
+
+const ConcurrencyLimit* Governance::FindConcurrency(
+    const std::string& name) const {
+  for (const auto& c : map_concurrency)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+bool Governance::HasAccessPattern(const std::string& id) const {
+  for (const auto& [k, v] : access_patterns)
+    if (k == id) return true;
+  return false;
+}
+
+const Field* EventDef::FindField(const std::string& n) const {
+  for (const auto& f : fields)
+    if (f.name == n) return &f;
+  return nullptr;
+}
+
+std::vector<const Transition*> State::Transitions() const {
+  std::vector<const Transition*> out;
+  if (next.present()) out.push_back(&next);
+  for (const auto& r : rules)
+    if (r.then.present()) out.push_back(&r.then);
+  if (default_transition.present()) out.push_back(&default_transition);
+  return out;
+}
+
+const State* StateGraph::Find(const std::string& n) const {
+  int i = IndexOf(n);
+  return i < 0 ? nullptr : &states[i];
+}
+
+int StateGraph::IndexOf(const std::string& n) const {
+  for (size_t i = 0; i < states.size(); ++i)
+    if (states[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+const EventDef* WorkflowSpec::FindEvent(const std::string& n) const {
+  for (const auto& e : events)
+    if (e.name == n) return &e;
+  return nullptr;
+}
+
+const Field* WorkflowSpec::FindData(const std::string& n) const {
+  for (const auto& f : data)
+    if (f.name == n) return &f;
+  return nullptr;
+}
+
+const Outcome* WorkflowSpec::FindOutcome(const std::string& n) const {
+  for (const auto& o : outcomes)
+    if (o.name == n) return &o;
+  return nullptr;
+}
+
+const FailureCase* WorkflowSpec::FindFailure(const std::string& n) const {
+  for (const auto& f : failures)
+    if (f.id == n) return &f;
+  return nullptr;
+}
+
+const State* WorkflowSpec::FindEnclosingMap(const std::string& n) const {
+  for (const auto& s : graph.states)
+    if (s.item_states && s.item_states->Find(n)) return &s;
+  return nullptr;
+}
+
+std::string WorkflowSpec::PascalName() const {
+  std::string out;
+  bool upper = true;
+  for (char c : workflow) {
+    if (c == '_' || c == '-') {
+      upper = true;
+    } else {
+      out.push_back(upper ? static_cast<char>(std::toupper(
+                                static_cast<unsigned char>(c)))
+                          : c);
+      upper = false;
+    }
+  }
+  return out;
+}
+
+}  // namespace novacat

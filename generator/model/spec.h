@@ -1,0 +1,349 @@
+// The model of a workflow spec and of the governance it references.
+//
+// The loader builds it from YAML, the checker validates it, and every
+// emitter reads it. Each element keeps the source location it came from so
+// that checks can point at the spec, not at generated output. Containers keep
+// spec order (never hash order): emitters iterate them to produce
+// deterministic files.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "support/diagnostics.h"
+
+namespace novacat {
+
+enum class ErrorClass { kRetryable, kTerminal, kQuarantine };
+
+// "RETRYABLE", "TERMINAL", "QUARANTINE".
+const char* ErrorClassName(ErrorClass c);
+std::optional<ErrorClass> ParseErrorClass(const std::string& name);
+
+struct ErrorClassDef {
+  ErrorClass error_class = ErrorClass::kTerminal;
+  std::string error_name;  // the ASL error name (Lambda errorType)
+  std::string description;
+  std::vector<std::string> examples;
+  std::vector<std::string> also_retry;  // RETRYABLE only
+  SourceLocation location;
+};
+
+// A retry policy after presets are applied. `max_attempts` counts retries
+// after the first attempt; `backoff_seconds[n]` is the wait before retry n.
+struct RetryPolicy {
+  std::string preset;  // the preset it derives from ("" when none)
+  std::optional<int64_t> timeout_seconds;  // presets may carry a timeout
+  int max_attempts = 0;
+  std::vector<int64_t> backoff_seconds;
+  std::vector<ErrorClass> retry_on = {ErrorClass::kRetryable};
+  std::string note;
+  SourceLocation location;
+  SourceLocation max_attempts_location;
+  SourceLocation backoff_location;
+  std::vector<SourceLocation> retry_on_locations;  // one per retry_on entry
+};
+
+struct ConcurrencyLimit {
+  std::string name;
+  int max = 1;
+  std::string description;
+  SourceLocation location;
+};
+
+struct Governance {
+  std::string file;
+  std::string name;
+  std::vector<ErrorClassDef> error_classes;  // RETRYABLE, TERMINAL, QUARANTINE
+  std::vector<std::pair<std::string, RetryPolicy>> retry_presets;
+  std::string default_retry;
+  SourceLocation default_retry_location;
+  int max_attempts_limit = 10;  // retries beyond this count as unbounded
+  std::vector<ConcurrencyLimit> map_concurrency;
+  std::string correlation_field = "correlation_id";
+  std::vector<std::string> internal_fields;
+  std::vector<std::string> log_required;
+  std::vector<std::string> log_when_known;
+  std::vector<std::pair<std::string, std::string>> access_patterns;
+
+  const ErrorClassDef* FindClass(ErrorClass c) const;
+  const RetryPolicy* FindPreset(const std::string& name) const;
+  const ConcurrencyLimit* FindConcurrency(const std::string& name) const;
+  bool HasAccessPattern(const std::string& id) const;
+};
+
+// The types a field of an event or of the state document can have.
+enum class FieldKind {
+  kString,
+  kUuid,
+  kInteger,
+  kNumber,
+  kBoolean,
+  kDate,
+  kDateTime,
+  kArray,
+  kObject
+};
+const char* FieldKindName(FieldKind k);
+std::optional<FieldKind> ParseFieldKind(const std::string& name);
+
+struct Field {
+  std::string name;
+  FieldKind kind = FieldKind::kString;
+  bool required = false;
+  bool nullable = false;
+  std::string description;
+  std::vector<std::string> enum_values;
+  std::optional<int64_t> min_length;
+  std::optional<double> minimum;
+  std::shared_ptr<Field> items;  // kArray: the element type
+  std::vector<Field> fields;     // kObject: the properties
+  SourceLocation location;
+};
+
+struct EventDef {
+  std::string name;
+  std::string description;
+  std::vector<std::string> published_on;  // outcomes
+  std::vector<SourceLocation> published_on_locations;
+  std::vector<Field> fields;
+  SourceLocation location;
+
+  const Field* FindField(const std::string& name) const;
+};
+
+struct Trigger {
+  std::string kind;  // manual | external | scheduled | refresh | event
+  std::string after;  // kind: event — the workflow it follows
+  std::string description;
+  SourceLocation location;
+};
+
+struct Identity {
+  std::string name;
+  std::string description;
+  std::vector<std::string> parts;
+  std::vector<std::string> first_of;
+  SourceLocation location;
+};
+
+struct FailureCase {
+  std::string id;
+  ErrorClass error_class = ErrorClass::kTerminal;
+  std::string description;
+  std::vector<std::string> raised_by;  // empty: any Task may raise it
+  std::vector<SourceLocation> raised_by_locations;
+  SourceLocation location;
+};
+
+// A literal in a Choice condition. Its JSON type is decided by the type of
+// the field it is compared with, not by YAML's guess (YAML 1.1 reads `NO` as
+// false).
+struct Literal {
+  std::string text;
+  SourceLocation location;
+};
+
+struct Condition {
+  enum class Op { kAll, kAny, kNot, kEquals, kLt, kLe, kGt, kGe, kIsPresent, kIsNull };
+  Op op = Op::kEquals;
+  std::string field;
+  SourceLocation field_location;
+  Literal value;
+  std::vector<Condition> children;  // kAll, kAny: several; kNot: one
+  SourceLocation location;
+};
+
+// An edge of the state graph. Taking it may record the run's outcome or a
+// quarantine reason; the ASL emitter materializes that as a Pass state.
+struct Transition {
+  std::string target;
+  std::string outcome;
+  std::string quarantine_reason;
+  SourceLocation location;
+  SourceLocation outcome_location;
+  SourceLocation quarantine_reason_location;
+  bool present() const { return !target.empty(); }
+};
+
+struct ChoiceRule {
+  Condition when;
+  Transition then;
+  SourceLocation location;
+};
+
+enum class StateType { kPass, kTask, kChoice, kMap, kSucceed, kFail };
+const char* StateTypeName(StateType t);
+
+// Tasks the runtime provides; every other Task is domain logic.
+enum class Builtin {
+  kNone,
+  kBeginJobRun,
+  kAcquireIdempotencyLock,
+  kFinalizeJobRunSuccess,
+  kFinalizeJobRunQuarantined,
+  kFinalizeJobRunFailed,
+  kTerminalFailHandler,
+  kQuarantineHandler,
+  kQuarantineItem,
+  kPublishEvent
+};
+const char* BuiltinName(Builtin b);
+std::optional<Builtin> ParseBuiltin(const std::string& name);
+std::vector<std::string> BuiltinNames();
+
+// Where a Task's errors go. Empty targets mean "not caught".
+struct CatchRoutes {
+  std::string quarantine;
+  std::string failure;
+  SourceLocation quarantine_location;
+  SourceLocation failure_location;
+  bool none = false;  // `catch: none`
+  SourceLocation location;
+};
+
+struct ItemFailure {
+  std::string name;  // the seeds name the Catch (ProviderItemFailureHandler)
+  std::vector<ErrorClass> classes;
+  std::vector<SourceLocation> class_locations;
+  std::string next;
+  SourceLocation next_location;
+  SourceLocation location;
+};
+
+struct StateGraph;
+
+struct State {
+  std::string name;
+  StateType type = StateType::kPass;
+  std::string description;
+  SourceLocation location;       // the state's key
+  SourceLocation type_location;  // its `type:` value
+
+  Transition next;
+  bool end = false;
+
+  // Task
+  Builtin builtin = Builtin::kNone;
+  SourceLocation builtin_location;
+  std::string event;  // PublishEvent
+  SourceLocation event_location;
+  std::string for_each_field;  // PublishEvent: one event per element
+  std::string for_each_as;
+  SourceLocation for_each_location;
+  std::optional<int64_t> timeout_seconds;
+  SourceLocation timeout_location;
+  std::optional<RetryPolicy> retry;  // resolved; absent: no policy at all
+  bool retry_explicit = false;
+  std::optional<CatchRoutes> catch_override;
+  std::string dedupe_key;
+  SourceLocation dedupe_key_location;
+  std::vector<std::string> produces;
+  std::vector<SourceLocation> produces_locations;
+  std::vector<std::string> access_patterns;
+  std::vector<SourceLocation> access_pattern_locations;
+
+  // Choice
+  std::vector<ChoiceRule> rules;
+  Transition default_transition;
+
+  // Pass
+  std::string generate;  // field to set to a new UUID (correlation_id)
+  SourceLocation generate_location;
+
+  // Fail
+  std::string error;
+  std::string cause;
+
+  // Map
+  std::string items_field;
+  SourceLocation items_location;
+  std::string item_name;
+  FieldKind item_kind = FieldKind::kObject;
+  std::vector<std::string> carry;
+  std::vector<SourceLocation> carry_locations;
+  std::string concurrency;
+  SourceLocation concurrency_location;
+  std::optional<int> max_concurrency;
+  SourceLocation max_concurrency_location;
+  std::optional<int64_t> max_items;
+  std::string result_field;
+  SourceLocation result_location;
+  std::optional<ItemFailure> item_failure;
+  std::vector<Field> item_data;
+  std::shared_ptr<StateGraph> item_states;
+
+  bool is_terminal() const {
+    return end || type == StateType::kSucceed || type == StateType::kFail;
+  }
+  // The outgoing edges in spec order (next, rules, default).
+  std::vector<const Transition*> Transitions() const;
+};
+
+// A set of states: the workflow's top level or a Map's item processor.
+struct StateGraph {
+  std::vector<State> states;
+  std::string start;  // first state unless `start:` says otherwise
+  SourceLocation start_location;
+
+  const State* Find(const std::string& name) const;
+  int IndexOf(const std::string& name) const;
+};
+
+struct Outcome {
+  std::string name;
+  std::string description;
+  SourceLocation location;
+};
+
+struct WorkflowSpec {
+  std::string file;
+  std::string workflow;
+  SourceLocation workflow_location;
+  std::string title;
+  std::string description;
+  std::string type = "STANDARD";  // STANDARD | EXPRESS
+  std::string governance_path;    // as written, relative to the spec
+  SourceLocation governance_location;
+  std::shared_ptr<const Governance> governance;
+  int schema_version = 1;
+  std::vector<Trigger> triggers;
+  std::vector<std::string> invariants;
+  std::string input_event;
+  SourceLocation input_event_location;
+  std::vector<EventDef> events;
+  std::vector<Identity> identities;
+  std::vector<std::pair<std::string, std::string>> constants;
+  std::vector<Field> data;
+  std::vector<Outcome> outcomes;
+  std::vector<FailureCase> failures;
+  std::string idempotency_key;
+  SourceLocation idempotency_key_location;
+  std::optional<int64_t> time_bucket_seconds;
+  SourceLocation idempotency_location;
+  std::vector<std::string> log_required;
+  std::vector<SourceLocation> log_required_locations;
+  std::vector<std::string> log_when_known;
+  std::vector<SourceLocation> log_when_known_locations;
+  CatchRoutes catch_defaults;
+  StateGraph graph;
+
+  const EventDef* FindEvent(const std::string& name) const;
+  const Field* FindData(const std::string& name) const;
+  const Outcome* FindOutcome(const std::string& name) const;
+  const FailureCase* FindFailure(const std::string& name) const;
+  // The Map state (top level) whose item processor holds `state`, or null.
+  const State* FindEnclosingMap(const std::string& state) const;
+  // The PascalCase name of the workflow ("initialize_nova" → "InitializeNova").
+  std::string PascalName() const;
+};
+
+// Fields the runtime sets in every state document, known to every check.
+extern const std::vector<std::string> kRuntimeFields;
+
+}  // namespace novacat

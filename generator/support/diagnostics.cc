@@ -1,0 +1,159 @@
+#include "support/diagnostics.h"
+
+#include <algorithm>
+#include <tuple>
+#include <fmt/format.h>
+
+namespace novacat {
+
+namespace {
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string current;
+  for (char c : text) {
+    if (c == '\n') {
+      lines.push_back(current);
+      current.clear();
+    } else if (c != '\r') {
+      current.push_back(c);
+    }
+  }
+  if (!current.empty()) lines.push_back(current);
+  return lines;
+}
+
+const char* SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
+  }
+  return "error";
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+void DiagnosticSink::AddSource(const std::string& file, std::string text) {
+  lines_by_file_[file] = SplitLines(text);
+}
+
+void DiagnosticSink::Error(const SourceLocation& at, std::string rule,
+                           std::string message) {
+  diagnostics_.push_back(
+      {at, Severity::kError, std::move(rule), std::move(message)});
+  ++error_count_;
+}
+
+void DiagnosticSink::Warning(const SourceLocation& at, std::string rule,
+                             std::string message) {
+  diagnostics_.push_back(
+      {at, Severity::kWarning, std::move(rule), std::move(message)});
+}
+
+void DiagnosticSink::Note(const SourceLocation& at, std::string message) {
+  diagnostics_.push_back({at, Severity::kNote, "", std::move(message)});
+}
+
+void DiagnosticSink::SortByLocation() {
+  // Notes stay attached to the diagnostic before them.
+  std::vector<std::vector<Diagnostic>> groups;
+  for (auto& d : diagnostics_) {
+    if (d.severity == Severity::kNote && !groups.empty()) {
+      groups.back().push_back(std::move(d));
+    } else {
+      groups.push_back({std::move(d)});
+    }
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) {
+                     const auto& la = a.front().location;
+                     const auto& lb = b.front().location;
+                     return std::tie(la.file, la.line, la.column) <
+                            std::tie(lb.file, lb.line, lb.column);
+                   });
+  diagnostics_.clear();
+  for (auto& g : groups)
+    for (auto& d : g) diagnostics_.push_back(std::move(d));
+}
+
+std::string DiagnosticSink::Format(const Diagnostic& d) const {
+  const SourceLocation& at = d.location;
+  std::string out;
+  if (at.line > 0) {
+    out = fmt::format("{}:{}:{}: {}: {}", at.file, at.line, at.column,
+                      SeverityName(d.severity), d.message);
+  } else {
+    out = fmt::format("{}: {}: {}", at.file, SeverityName(d.severity),
+                      d.message);
+  }
+  if (!d.rule.empty()) out += fmt::format(" [{}]", d.rule);
+  out += '\n';
+  auto file = lines_by_file_.find(at.file);
+  if (at.line > 0 && file != lines_by_file_.end() &&
+      at.line <= static_cast<int>(file->second.size())) {
+    const std::string& text = file->second[at.line - 1];
+    std::string gutter = fmt::format("{:>5}", at.line);
+    out += fmt::format("{} | {}\n", gutter, text);
+    int column = std::max(at.column, 1);
+    int width = std::max(at.length, 1);
+    int available = static_cast<int>(text.size()) - (column - 1);
+    if (available > 0) width = std::min(width, available);
+    out += fmt::format("{} | {}^{}\n", std::string(gutter.size(), ' '),
+                       std::string(column - 1, ' '),
+                       std::string(width - 1, '~'));
+  }
+  return out;
+}
+
+std::string DiagnosticSink::FormatAll() const {
+  std::string out;
+  int warnings = 0;
+  for (const auto& d : diagnostics_) {
+    out += Format(d);
+    if (d.severity == Severity::kWarning) ++warnings;
+  }
+  if (error_count_ > 0 || warnings > 0) {
+    out += fmt::format("{} error{}, {} warning{}\n", error_count_,
+                       error_count_ == 1 ? "" : "s", warnings,
+                       warnings == 1 ? "" : "s");
+  }
+  return out;
+}
+
+std::string ClosestMatch(std::string_view word,
+                         const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::string::npos;
+  for (const auto& c : candidates) {
+    size_t d = EditDistance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  // Plausible typos only: at most a third of the word, and at least 1 edit.
+  size_t limit = std::max<size_t>(1, (word.size() + 2) / 3);
+  return best_distance <= limit ? best : std::string();
+}
+
+}  // namespace novacat

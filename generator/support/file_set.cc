@@ -1,0 +1,185 @@
+#include "support/file_set.h"
+
+#include <unistd.h>
+
+#include <dtl/dtl.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace novacat {
+
+namespace fs = std::filesystem;
+
+void FileSet::Add(const std::string& path, std::string content,
+                  const std::string& workflow) {
+  files_[path] = GeneratedFile{std::move(content), workflow};
+}
+
+std::string FileSet::Manifest() const {
+  std::string out =
+      "# Files written by novacat-gen; it replaces or deletes only these.\n";
+  for (const auto& [path, file] : files_) {
+    out += fmt::format("{}\t{}\n", path, file.workflow.empty() ? "-" : file.workflow);
+  }
+  return out;
+}
+
+namespace {
+
+std::optional<std::string> ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Paths listed in the manifest at `out_dir` (empty when there is none).
+std::set<std::string> ReadManifest(const fs::path& out_dir) {
+  std::set<std::string> paths;
+  std::optional<std::string> text = ReadFile(out_dir / kManifestName);
+  if (!text) return paths;
+  std::istringstream lines(*text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::string path = line.substr(0, line.find('\t'));
+    // Never follow a manifest outside the output folder.
+    if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
+      continue;
+    paths.insert(path);
+  }
+  return paths;
+}
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+bool WriteAtomically(const fs::path& path, const std::string& content,
+                     std::string* error) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) {
+    *error = fmt::format("cannot create {}: {}", path.parent_path().string(),
+                         ec.message());
+    return false;
+  }
+  fs::path temporary = path;
+  temporary += fmt::format(".tmp.{}", static_cast<long>(::getpid()));
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << content;
+    out.flush();
+    if (!out) {
+      *error = fmt::format("cannot write {}", temporary.string());
+      fs::remove(temporary, ec);
+      return false;
+    }
+  }
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    *error = fmt::format("cannot replace {}: {}", path.string(), ec.message());
+    fs::remove(temporary, ec);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string UnifiedDiff(const std::string& path, const std::string& before,
+                        const std::string& after) {
+  std::vector<std::string> a = SplitLines(before);
+  std::vector<std::string> b = SplitLines(after);
+  dtl::Diff<std::string, std::vector<std::string>> diff(a, b);
+  diff.onHuge();
+  diff.compose();
+  diff.composeUnifiedHunks();
+  std::ostringstream out;
+  out << "--- " << (before.empty() && !after.empty() ? "/dev/null" : "a/" + path)
+      << "\n";
+  out << "+++ " << (after.empty() && !before.empty() ? "/dev/null" : "b/" + path)
+      << "\n";
+  diff.printUnifiedFormat(out);
+  return out.str();
+}
+
+SyncReport WriteFiles(const FileSet& files, const std::string& out_dir) {
+  SyncReport report;
+  const fs::path root(out_dir);
+  const std::set<std::string> owned = ReadManifest(root);
+  // Plan first: refuse before anything is written.
+  for (const auto& [path, file] : files.files()) {
+    if (fs::exists(root / path) && !owned.count(path)) {
+      report.errors.push_back(fmt::format(
+          "{} exists and was not written by novacat-gen (it is not in {}); "
+          "move it away or delete it",
+          (root / path).generic_string(), (root / kManifestName).generic_string()));
+    }
+  }
+  if (!report.errors.empty()) return report;
+  std::string error;
+  for (const auto& [path, file] : files.files()) {
+    std::optional<std::string> current = ReadFile(root / path);
+    if (current && *current == file.content) {
+      report.unchanged.push_back(path);
+      continue;
+    }
+    if (!WriteAtomically(root / path, file.content, &error)) {
+      report.errors.push_back(error);
+      return report;
+    }
+    report.written.push_back(path);
+  }
+  for (const auto& path : owned) {
+    if (files.files().count(path)) continue;
+    std::error_code ec;
+    if (fs::remove(root / path, ec)) report.removed.push_back(path);
+    // Drop folders the orphan leaves empty, up to the output folder.
+    for (fs::path dir = (root / path).parent_path();
+         dir != root && fs::is_directory(dir) && fs::is_empty(dir);
+         dir = dir.parent_path()) {
+      fs::remove(dir, ec);
+    }
+  }
+  std::string manifest = files.Manifest();
+  std::optional<std::string> current = ReadFile(root / kManifestName);
+  if (!current || *current != manifest) {
+    if (!WriteAtomically(root / kManifestName, manifest, &error)) {
+      report.errors.push_back(error);
+    }
+  }
+  return report;
+}
+
+CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
+  CheckReport report;
+  const fs::path root(out_dir);
+  FileSet with_manifest = files;
+  with_manifest.Add(kManifestName, files.Manifest(), "");
+  for (const auto& [path, file] : with_manifest.files()) {
+    std::optional<std::string> current = ReadFile(root / path);
+    if (current && *current == file.content) continue;
+    ++report.stale;
+    report.diff += UnifiedDiff(path, current.value_or(""), file.content);
+  }
+  for (const auto& path : ReadManifest(root)) {
+    if (with_manifest.files().count(path)) continue;
+    std::optional<std::string> current = ReadFile(root / path);
+    if (!current) continue;
+    ++report.stale;
+    report.diff += UnifiedDiff(path, *current, "");
+  }
+  return report;
+}
+
+}  // namespace novacat
