@@ -352,10 +352,136 @@ class Values {
   Reader& r_;
 };
 
+// Resolves a retry policy: a preset name, or a mapping that may name a
+// `preset` and override `max_attempts`, `backoff`, `on` and `note`. When
+// `backoff` is omitted it is the preset's schedule cut to max_attempts.
+std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
+                                        const SourceLocation& at,
+                                        const Governance* governance,
+                                        const std::string& what) {
+  Values v(r);
+  auto find_preset = [&](const std::string& name,
+                         const SourceLocation& loc) -> const RetryPolicy* {
+    if (!governance) return nullptr;
+    if (const RetryPolicy* p = governance->FindPreset(name)) return p;
+    std::vector<std::string> names;
+    for (const auto& [n, p] : governance->retry_presets) names.push_back(n);
+    std::string suggestion = ClosestMatch(name, names);
+    r.Error(loc, "unknown-preset",
+            fmt::format("unknown retry preset '{}'{}", name,
+                        suggestion.empty()
+                            ? ""
+                            : fmt::format("; did you mean '{}'?", suggestion)));
+    return nullptr;
+  };
+  if (node.IsScalar()) {
+    SourceLocation loc = r.At(node);
+    const RetryPolicy* preset = find_preset(node.Scalar(), loc);
+    if (!preset) return std::nullopt;
+    RetryPolicy policy = *preset;
+    policy.preset = node.Scalar();
+    policy.location = loc;
+    return policy;
+  }
+  MapReader m(r, node, what, at);
+  if (!m.valid()) return std::nullopt;
+  RetryPolicy policy;
+  policy.location = at;
+  std::string preset_name;
+  if (auto s = v.String(m, "preset")) {
+    preset_name = *s;
+  } else if (governance) {
+    preset_name = governance->default_retry;
+  }
+  const RetryPolicy* preset = nullptr;
+  if (!preset_name.empty()) {
+    preset = find_preset(preset_name, m.Get("preset") ? m.ValueLocation("preset")
+                                                      : at);
+  }
+  if (preset) {
+    policy = *preset;
+    policy.preset = preset_name;
+  }
+  policy.location = at;
+  policy.max_attempts_location = at;
+  policy.backoff_location = at;
+  if (const YAML::Node* n = m.Get("max_attempts")) {
+    policy.max_attempts_location = m.ValueLocation("max_attempts");
+    if (n->IsScalar() &&
+        (n->Scalar() == "unlimited" || n->Scalar() == ".inf" ||
+         n->Scalar() == "infinite")) {
+      r.Error(policy.max_attempts_location, "unbounded-retry",
+              fmt::format("{} retries without bound; give max_attempts a "
+                          "number (governance: no unbounded retries)",
+                          what));
+      return std::nullopt;
+    }
+    if (auto count = v.Integer(m, "max_attempts")) {
+      policy.max_attempts = static_cast<int>(
+          std::clamp<int64_t>(*count, -1, 1'000'000'000));
+      if (!m.Get("backoff") && preset) {
+        if (policy.max_attempts >= 0 &&
+            static_cast<size_t>(policy.max_attempts) <=
+                preset->backoff_seconds.size()) {
+          policy.backoff_seconds.resize(policy.max_attempts);
+        }
+      }
+    }
+  } else if (!preset) {
+    r.Error(at, "unbounded-retry",
+            fmt::format("{} has no max_attempts and no preset; retries must "
+                        "be bounded",
+                        what));
+  }
+  if (const YAML::Node* n = m.Get("backoff")) {
+    policy.backoff_seconds.clear();
+    policy.backoff_location = m.ValueLocation("backoff");
+    if (!n->IsSequence()) {
+      r.Error(policy.backoff_location, "wrong-type",
+              fmt::format("'backoff' in {} must be a list of durations", what));
+    } else {
+      for (const auto& item : *n) {
+        std::optional<int64_t> seconds;
+        if (item.IsScalar()) seconds = ParseDuration(item.Scalar());
+        if (!seconds) {
+          r.Error(r.At(item), "wrong-type",
+                  fmt::format("backoff entries must be durations such as 2s "
+                              "or 1m, got {}",
+                              v.Describe(item)));
+          continue;
+        }
+        policy.backoff_seconds.push_back(*seconds);
+      }
+    }
+  }
+  if (const YAML::Node* n = m.Get("on")) {
+    (void)n;
+    std::vector<SourceLocation> locations;
+    policy.retry_on.clear();
+    policy.retry_on_locations.clear();
+    auto names = v.StringList(m, "on", &locations);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (auto c = ParseErrorClass(names[i])) {
+        policy.retry_on.push_back(*c);
+        policy.retry_on_locations.push_back(locations[i]);
+      } else {
+        r.Error(locations[i], "wrong-type",
+                fmt::format("'on' lists error classes (RETRYABLE, TERMINAL, "
+                            "QUARANTINE), got '{}'",
+                            names[i]));
+      }
+    }
+  }
+  if (auto s = v.String(m, "note")) policy.note = *s;
+  m.Finish();
+  return policy;
+}
+
 // Loads one workflow spec file into a WorkflowSpec.
 class WorkflowReader {
  public:
-  WorkflowReader(Reader& r, WorkflowSpec& spec) : r_(r), v_(r), spec_(spec) {}
+  WorkflowReader(Reader& r, WorkflowSpec& spec, const Governance* governance)
+      : r_(r), v_(r), spec_(spec), governance_(governance) {}
 
   void Read(const YAML::Node& root) {
     SourceLocation file_start{r_.file(), 1, 1, 1};
@@ -815,7 +941,9 @@ class WorkflowReader {
     state.timeout_location = m.KeyLocation("timeout");
     if (const YAML::Node* n = m.Get("retry")) {
       state.retry_explicit = true;
-      retry_nodes_.emplace_back(&state, *n, m.KeyLocation("retry"));
+      state.retry = ResolveRetry(
+          r_, *n, m.KeyLocation("retry"), governance_,
+          fmt::format("the retry of state '{}'", state.name));
     }
     if (const YAML::Node* n = m.Get("catch")) {
       state.catch_override =
@@ -1023,159 +1151,11 @@ class WorkflowReader {
     }
   }
 
- public:
-  // Retry policies are resolved after the whole spec is read, once the
-  // governance (and its presets) is known.
-  struct PendingRetry {
-    State* state;
-    YAML::Node node;
-    SourceLocation location;
-    PendingRetry(State* s, YAML::Node n, SourceLocation l)
-        : state(s), node(std::move(n)), location(std::move(l)) {}
-  };
-  std::vector<PendingRetry>& pending_retries() { return retry_nodes_; }
-
- private:
   Reader& r_;
   Values v_;
   WorkflowSpec& spec_;
-  std::vector<PendingRetry> retry_nodes_;
+  const Governance* governance_;
 };
-
-// Resolves a retry policy: a preset name, or a mapping that may name a
-// `preset` and override `max_attempts`, `backoff`, `on` and `note`. When
-// `backoff` is omitted it is the preset's schedule cut to max_attempts.
-std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
-                                        const SourceLocation& at,
-                                        const Governance* governance,
-                                        const std::string& what) {
-  Values v(r);
-  auto find_preset = [&](const std::string& name,
-                         const SourceLocation& loc) -> const RetryPolicy* {
-    if (!governance) return nullptr;
-    if (const RetryPolicy* p = governance->FindPreset(name)) return p;
-    std::vector<std::string> names;
-    for (const auto& [n, p] : governance->retry_presets) names.push_back(n);
-    std::string suggestion = ClosestMatch(name, names);
-    r.Error(loc, "unknown-preset",
-            fmt::format("unknown retry preset '{}'{}", name,
-                        suggestion.empty()
-                            ? ""
-                            : fmt::format("; did you mean '{}'?", suggestion)));
-    return nullptr;
-  };
-  if (node.IsScalar()) {
-    SourceLocation loc = r.At(node);
-    const RetryPolicy* preset = find_preset(node.Scalar(), loc);
-    if (!preset) return std::nullopt;
-    RetryPolicy policy = *preset;
-    policy.preset = node.Scalar();
-    policy.location = loc;
-    return policy;
-  }
-  MapReader m(r, node, what, at);
-  if (!m.valid()) return std::nullopt;
-  RetryPolicy policy;
-  policy.location = at;
-  std::string preset_name;
-  if (auto s = v.String(m, "preset")) {
-    preset_name = *s;
-  } else if (governance) {
-    preset_name = governance->default_retry;
-  }
-  const RetryPolicy* preset = nullptr;
-  if (!preset_name.empty()) {
-    preset = find_preset(preset_name, m.Get("preset") ? m.ValueLocation("preset")
-                                                      : at);
-  }
-  if (preset) {
-    policy = *preset;
-    policy.preset = preset_name;
-  }
-  policy.location = at;
-  policy.max_attempts_location = at;
-  policy.backoff_location = at;
-  if (const YAML::Node* n = m.Get("max_attempts")) {
-    policy.max_attempts_location = m.ValueLocation("max_attempts");
-    if (n->IsScalar() &&
-        (n->Scalar() == "unlimited" || n->Scalar() == ".inf" ||
-         n->Scalar() == "infinite")) {
-      r.Error(policy.max_attempts_location, "unbounded-retry",
-              fmt::format("{} retries without bound; give max_attempts a "
-                          "number (governance: no unbounded retries)",
-                          what));
-      return std::nullopt;
-    }
-    if (auto count = v.Integer(m, "max_attempts")) {
-      policy.max_attempts = static_cast<int>(
-          std::clamp<int64_t>(*count, -1, 1'000'000'000));
-      if (!m.Get("backoff") && preset) {
-        if (policy.max_attempts >= 0 &&
-            static_cast<size_t>(policy.max_attempts) <=
-                preset->backoff_seconds.size()) {
-          policy.backoff_seconds.resize(policy.max_attempts);
-        }
-      }
-    }
-  } else if (!preset) {
-    r.Error(at, "unbounded-retry",
-            fmt::format("{} has no max_attempts and no preset; retries must "
-                        "be bounded",
-                        what));
-  }
-  if (const YAML::Node* n = m.Get("backoff")) {
-    policy.backoff_seconds.clear();
-    policy.backoff_location = m.ValueLocation("backoff");
-    if (!n->IsSequence()) {
-      r.Error(policy.backoff_location, "wrong-type",
-              fmt::format("'backoff' in {} must be a list of durations", what));
-    } else {
-      for (const auto& item : *n) {
-        std::optional<int64_t> seconds;
-        if (item.IsScalar()) seconds = ParseDuration(item.Scalar());
-        if (!seconds) {
-          r.Error(r.At(item), "wrong-type",
-                  fmt::format("backoff entries must be durations such as 2s "
-                              "or 1m, got {}",
-                              v.Describe(item)));
-          continue;
-        }
-        policy.backoff_seconds.push_back(*seconds);
-      }
-    }
-  }
-  if (const YAML::Node* n = m.Get("on")) {
-    (void)n;
-    std::vector<SourceLocation> locations;
-    policy.retry_on.clear();
-    policy.retry_on_locations.clear();
-    auto names = v.StringList(m, "on", &locations);
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (auto c = ParseErrorClass(names[i])) {
-        policy.retry_on.push_back(*c);
-        policy.retry_on_locations.push_back(locations[i]);
-      } else {
-        r.Error(locations[i], "wrong-type",
-                fmt::format("'on' lists error classes (RETRYABLE, TERMINAL, "
-                            "QUARANTINE), got '{}'",
-                            names[i]));
-      }
-    }
-  }
-  if (auto s = v.String(m, "note")) policy.note = *s;
-  m.Finish();
-  return policy;
-}
-
-void ResolveRetries(Reader& r, WorkflowReader& reader,
-                    const Governance* governance) {
-  for (auto& pending : reader.pending_retries()) {
-    pending.state->retry =
-        ResolveRetry(r, pending.node, pending.location, governance,
-                     fmt::format("the retry of state '{}'",
-                                 pending.state->name));
-  }
-}
 
 // Gives every Task without an explicit retry the governance default.
 void ApplyDefaultRetry(StateGraph& graph, const Governance* governance) {
@@ -1350,16 +1330,19 @@ std::unique_ptr<WorkflowSpec> SpecLoader::LoadText(const std::string& path,
   auto spec = std::make_unique<WorkflowSpec>();
   spec->file = path;
   Reader reader(sink_, path);
-  WorkflowReader workflow_reader(reader, *spec);
-  workflow_reader.Read(*root);
-  if (!spec->governance_path.empty()) {
-    std::filesystem::path resolved =
-        (std::filesystem::path(path).parent_path() / spec->governance_path)
-            .lexically_normal();
-    spec->governance =
-        LoadGovernance(resolved.generic_string(), spec->governance_location);
+  // The governance comes first: retry presets resolve against it.
+  if (root->IsMap()) {
+    const YAML::Node reference = (*root)["governance"];
+    if (reference.IsDefined() && reference.IsScalar()) {
+      std::filesystem::path resolved =
+          (std::filesystem::path(path).parent_path() / reference.Scalar())
+              .lexically_normal();
+      spec->governance =
+          LoadGovernance(resolved.generic_string(), reader.At(reference));
+    }
   }
-  ResolveRetries(reader, workflow_reader, spec->governance.get());
+  WorkflowReader workflow_reader(reader, *spec, spec->governance.get());
+  workflow_reader.Read(*root);
   ApplyDefaultRetry(spec->graph, spec->governance.get());
   return spec;
 }

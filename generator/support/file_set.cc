@@ -100,15 +100,24 @@ std::string UnifiedDiff(const std::string& path, const std::string& before,
                         const std::string& after) {
   std::vector<std::string> a = SplitLines(before);
   std::vector<std::string> b = SplitLines(after);
+  // A created or deleted file is one hunk; dtl numbers an empty side from
+  // 1 where unified diff numbers it from 0.
+  if (a.empty() || b.empty()) {
+    std::string out = fmt::format("--- {}\n+++ {}\n",
+                                  a.empty() ? "/dev/null" : "a/" + path,
+                                  b.empty() ? "/dev/null" : "b/" + path);
+    out += a.empty() ? fmt::format("@@ -0,0 +1,{} @@\n", b.size())
+                     : fmt::format("@@ -1,{} +0,0 @@\n", a.size());
+    for (const auto& line : a) out += "-" + line + "\n";
+    for (const auto& line : b) out += "+" + line + "\n";
+    return out;
+  }
   dtl::Diff<std::string, std::vector<std::string>> diff(a, b);
   diff.onHuge();
   diff.compose();
   diff.composeUnifiedHunks();
   std::ostringstream out;
-  out << "--- " << (before.empty() && !after.empty() ? "/dev/null" : "a/" + path)
-      << "\n";
-  out << "+++ " << (after.empty() && !before.empty() ? "/dev/null" : "b/" + path)
-      << "\n";
+  out << "--- a/" << path << "\n+++ b/" << path << "\n";
   diff.printUnifiedFormat(out);
   return out.str();
 }

@@ -1,0 +1,143 @@
+// Whole-diagnostic tests of the checker on small in-memory specs; the
+// malformed corpus (tests/malformed/) covers every rule from files.
+#include "check/checker.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "compiler.h"
+#include "load/spec_loader.h"
+
+namespace novacat {
+namespace {
+
+// Serves in-memory specs and the real governance file.
+FileReader Files(std::map<std::string, std::string> files) {
+  auto disk = DiskFileReader();
+  return [files, disk](const std::string& path) -> std::optional<std::string> {
+    auto it = files.find(path);
+    if (it != files.end()) return it->second;
+    return disk(path);
+  };
+}
+
+std::string Diagnose(const std::string& text) {
+  DiagnosticSink sink;
+  LoadAndCheck({"specs/t.yaml"}, Files({{"specs/t.yaml", text}}), sink);
+  return sink.FormatAll();
+}
+
+const char* kHead = R"(workflow: t
+governance: shared/governance.yaml
+input: t
+events:
+  t:
+    fields:
+      nova_id: {type: uuid, required: true}
+outcomes:
+  DONE: done
+idempotency:
+  key: "T:{nova_id}"
+catch:
+  failure: TerminalFailHandler
+states:
+  BeginJobRun: {type: Task, builtin: BeginJobRun, timeout: 10s, next: AcquireIdempotencyLock}
+  AcquireIdempotencyLock: {type: Task, builtin: AcquireIdempotencyLock, timeout: 10s, next: Work}
+)";
+const char* kTail = R"(  FinalizeJobRunSuccess: {type: Task, builtin: FinalizeJobRunSuccess, timeout: 10s, end: true}
+  TerminalFailHandler: {type: Task, builtin: TerminalFailHandler, timeout: 10s, next: FinalizeJobRunFailed}
+  FinalizeJobRunFailed: {type: Task, builtin: FinalizeJobRunFailed, timeout: 10s, next: Failed}
+  Failed: {type: Fail, error: TerminalError}
+)";
+
+TEST(CheckerTest, SeedSpecsHaveNoDiagnostics) {
+  DiagnosticSink sink;
+  auto specs = LoadAndCheck({"specs/initialize_nova.yaml",
+                             "specs/discover_spectra_products.yaml",
+                             "specs/refresh_references.yaml"},
+                            DiskFileReader(), sink);
+  EXPECT_EQ(sink.FormatAll(), "");
+  EXPECT_EQ(specs.size(), 3u);
+}
+
+TEST(CheckerTest, MinimalSpecIsClean) {
+  EXPECT_EQ(Diagnose(std::string(kHead) +
+                     "  Work: {type: Task, timeout: 5s, next: "
+                     "FinalizeJobRunSuccess, outcome: DONE}\n" +
+                     kTail),
+            "");
+}
+
+TEST(CheckerTest, SuccessPathWithoutOutcomeNamesThePath) {
+  EXPECT_EQ(Diagnose(std::string(kHead) +
+                     "  Work: {type: Task, timeout: 5s, next: "
+                     "FinalizeJobRunSuccess}\n" +
+                     kTail),
+            "specs/t.yaml:9:3: error: outcome 'DONE' is declared but no path "
+            "to FinalizeJobRunSuccess records it [outcome-unreachable]\n"
+            "    9 |   DONE: done\n"
+            "      |   ^~~~\n"
+            "specs/t.yaml:17:41: error: this path reaches "
+            "FinalizeJobRunSuccess without recording an outcome: BeginJobRun "
+            "-> AcquireIdempotencyLock -> Work -> FinalizeJobRunSuccess; add "
+            "'outcome:' to one of its transitions [outcome-missing]\n"
+            "   17 |   Work: {type: Task, timeout: 5s, next: "
+            "FinalizeJobRunSuccess}\n"
+            "      |                                         "
+            "^~~~~~~~~~~~~~~~~~~~~\n"
+            "2 errors, 0 warnings\n");
+}
+
+TEST(CheckerTest, RetryOnTerminalAndInexpressibleBackoffAreBothReported) {
+  EXPECT_EQ(
+      Diagnose(std::string(kHead) +
+               "  Work:\n    type: Task\n    timeout: 5s\n"
+               "    retry: {on: [TERMINAL], max_attempts: 3, backoff: [2s, "
+               "4s, 16s]}\n"
+               "    next: FinalizeJobRunSuccess\n    outcome: DONE\n" +
+               kTail),
+      "specs/t.yaml:20:18: error: state 'Work' retries TERMINAL errors; only "
+      "RETRYABLE errors may be retried [retry-only-retryable]\n"
+      "   20 |     retry: {on: [TERMINAL], max_attempts: 3, backoff: [2s, 4s, "
+      "16s]}\n"
+      "      |                  ^~~~~~~~\n"
+      "specs/t.yaml:20:55: error: backoff 2s, 4s, 16s of state 'Work' cannot "
+      "be produced by IntervalSeconds * BackoffRate^n capped by "
+      "MaxDelaySeconds; closest is IntervalSeconds 2, BackoffRate 2.828427, "
+      "MaxDelaySeconds 16 giving 2s, 5.66s, 16s [backoff-inexpressible]\n"
+      "   20 |     retry: {on: [TERMINAL], max_attempts: 3, backoff: [2s, 4s, "
+      "16s]}\n"
+      "      |                                                       ^\n"
+      "2 errors, 0 warnings\n");
+}
+
+TEST(CheckerTest, QuarantineWithoutRouteIsAnError) {
+  std::string spec = std::string(kHead) +
+                     "  Work: {type: Task, timeout: 5s, next: "
+                     "FinalizeJobRunSuccess, outcome: DONE}\n" +
+                     kTail +
+                     "failures:\n  odd:\n    class: QUARANTINE\n"
+                     "    raised_by: [Work]\n";
+  EXPECT_EQ(Diagnose(spec),
+            "specs/t.yaml:17:3: error: state 'Work' may raise QUARANTINE "
+            "errors but nothing routes them to a quarantine handler; set "
+            "'catch: {quarantine: ...}' (or a Map's 'item_failure') so the "
+            "run is not recorded FAILED [quarantine-unrouted]\n"
+            "   17 |   Work: {type: Task, timeout: 5s, next: "
+            "FinalizeJobRunSuccess, outcome: DONE}\n"
+            "      |   ^~~~\n"
+            "1 error, 0 warnings\n");
+}
+
+TEST(CheckerTest, ErrorsStopEmission) {
+  DiagnosticSink sink;
+  auto files = Compile({"specs/t.yaml"},
+                       Files({{"specs/t.yaml", "workflow: [\n"}}), sink);
+  EXPECT_FALSE(files.has_value());
+  EXPECT_EQ(sink.error_count(), 1);
+  EXPECT_EQ(sink.diagnostics()[0].rule, "yaml-syntax");
+}
+
+}  // namespace
+}  // namespace novacat

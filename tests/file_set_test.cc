@@ -1,0 +1,130 @@
+#include "support/file_set.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace novacat {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FileSetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("novacat_file_set_" +
+            std::string(::testing::UnitTest::GetInstance()
+                            ->current_test_info()
+                            ->name()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Read(const std::string& rel) {
+    std::ifstream in(dir_ / rel);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  void Put(const std::string& rel, const std::string& text) {
+    fs::create_directories((dir_ / rel).parent_path());
+    std::ofstream(dir_ / rel) << text;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(FileSetTest, WritesFilesAndManifestThenReportsUnchanged) {
+  FileSet files;
+  files.Add("w/a.json", "{}\n", "w");
+  SyncReport first = WriteFiles(files, dir_.string());
+  EXPECT_TRUE(first.errors.empty());
+  EXPECT_EQ(first.written, std::vector<std::string>{"w/a.json"});
+  EXPECT_EQ(Read("w/a.json"), "{}\n");
+  EXPECT_EQ(Read("MANIFEST"),
+            "# Files written by novacat-gen; it replaces or deletes only "
+            "these.\nw/a.json\tw\n");
+  SyncReport second = WriteFiles(files, dir_.string());
+  EXPECT_TRUE(second.written.empty());
+  EXPECT_EQ(second.unchanged, std::vector<std::string>{"w/a.json"});
+  EXPECT_EQ(CheckFiles(files, dir_.string()).stale, 0);
+}
+
+TEST_F(FileSetTest, RemovesOrphansListedInTheManifestOnly) {
+  FileSet old_files;
+  old_files.Add("gone/a.json", "1\n", "gone");
+  old_files.Add("kept/b.json", "2\n", "kept");
+  WriteFiles(old_files, dir_.string());
+  Put("kept/notes.md", "written by a person\n");
+  FileSet files;
+  files.Add("kept/b.json", "2\n", "kept");
+  CheckReport check = CheckFiles(files, dir_.string());
+  EXPECT_EQ(check.stale, 2);  // the orphan and the manifest
+  EXPECT_EQ(check.diff,
+            "--- a/MANIFEST\n+++ b/MANIFEST\n"
+            "@@ -1,3 +1,2 @@\n"
+            " # Files written by novacat-gen; it replaces or deletes only "
+            "these.\n"
+            "-gone/a.json\tgone\n"
+            " kept/b.json\tkept\n"
+            "--- a/gone/a.json\n+++ /dev/null\n"
+            "@@ -1,1 +0,0 @@\n"
+            "-1\n");
+  SyncReport report = WriteFiles(files, dir_.string());
+  EXPECT_EQ(report.removed, std::vector<std::string>{"gone/a.json"});
+  EXPECT_FALSE(fs::exists(dir_ / "gone"));
+  EXPECT_EQ(Read("kept/notes.md"), "written by a person\n");
+}
+
+TEST_F(FileSetTest, RefusesToOverwriteAFileNotInTheManifest) {
+  Put("w/a.json", "hand written\n");
+  FileSet files;
+  files.Add("w/a.json", "{}\n", "w");
+  files.Add("w/b.json", "{}\n", "w");
+  SyncReport report = WriteFiles(files, dir_.string());
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_EQ(report.errors[0],
+            (dir_ / "w/a.json").generic_string() +
+                " exists and was not written by novacat-gen (it is not in " +
+                (dir_ / "MANIFEST").generic_string() +
+                "); move it away or delete it");
+  EXPECT_EQ(Read("w/a.json"), "hand written\n");
+  EXPECT_FALSE(fs::exists(dir_ / "w/b.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "MANIFEST"));
+}
+
+TEST_F(FileSetTest, CheckPrintsUnifiedDiffOfChangedAndMissingFiles) {
+  FileSet files;
+  files.Add("w/a.json", "{\n  \"x\": 1\n}\n", "w");
+  WriteFiles(files, dir_.string());
+  FileSet changed;
+  changed.Add("w/a.json", "{\n  \"x\": 2\n}\n", "w");
+  changed.Add("w/new.json", "{}\n", "w");
+  CheckReport check = CheckFiles(changed, dir_.string());
+  EXPECT_EQ(check.stale, 3);
+  EXPECT_EQ(check.diff,
+            "--- a/MANIFEST\n+++ b/MANIFEST\n"
+            "@@ -1,2 +1,3 @@\n"
+            " # Files written by novacat-gen; it replaces or deletes only "
+            "these.\n"
+            " w/a.json\tw\n"
+            "+w/new.json\tw\n"
+            "--- a/w/a.json\n+++ b/w/a.json\n"
+            "@@ -1,3 +1,3 @@\n"
+            " {\n"
+            "-  \"x\": 1\n"
+            "+  \"x\": 2\n"
+            " }\n"
+            "--- /dev/null\n+++ b/w/new.json\n"
+            "@@ -0,0 +1,1 @@\n"
+            "+{}\n");
+  // --check wrote nothing.
+  EXPECT_EQ(Read("w/a.json"), "{\n  \"x\": 1\n}\n");
+  EXPECT_FALSE(fs::exists(dir_ / "w/new.json"));
+}
+
+}  // namespace
+}  // namespace novacat
