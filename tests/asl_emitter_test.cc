@@ -55,8 +55,7 @@ TEST(AslEmitterTest, Golden) {
 
 TEST(AslEmitterTest, DefaultRetryIsTheExactSchedule) {
   json asl = Emit("specs/initialize_nova.yaml");
-  EXPECT_EQ(asl["States"]["CheckExistingNovaByName"]["Retry"],
-            json::parse(R"([{
+  EXPECT_EQ(asl["States"]["CheckExistingNovaByName"]["Retry"], json::parse(R"([{
       "ErrorEquals": ["RetryableError", "States.Timeout",
         "Lambda.ServiceException", "Lambda.AWSLambdaException",
         "Lambda.SdkClientException", "Lambda.TooManyRequestsException"],
@@ -132,9 +131,9 @@ TEST(AslEmitterTest, MapConcurrencyComesFromGovernance) {
 TEST(AslLintTest, SeedDefinitionsAreClean) {
   for (const char* spec :
        {"specs/initialize_nova.yaml", "specs/discover_spectra_products.yaml",
-        "specs/refresh_references.yaml", "tests/golden/emitter_features.yaml"}) {
-    EXPECT_EQ(testing::LintAsl(Emit(spec)), std::vector<std::string>{})
-        << spec;
+        "specs/refresh_references.yaml",
+        "tests/golden/emitter_features.yaml"}) {
+    EXPECT_EQ(testing::LintAsl(Emit(spec)), std::vector<std::string>{}) << spec;
   }
 }
 
@@ -145,14 +144,14 @@ TEST(AslLintTest, FindsWhatAslValidatorMisses) {
                  "MaxAttempts": 3, "BackoffRate": 0.5}],
       "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "A"},
                 {"ErrorEquals": ["Q"], "ResultPath": "$.e", "Next": "B"}]}}})");
-  EXPECT_EQ(testing::LintAsl(bad),
-            (std::vector<std::string>{
-                "T: States.ALL must be alone in its Retrier",
-                "T: Retrier without MaxDelaySeconds",
-                "T: Retrier without JitterStrategy NONE",
-                "T: BackoffRate must be a number >= 1",
-                "T: the Catcher with States.ALL must be last",
-                "T: Catcher without explicit ResultPath"}));
+  EXPECT_EQ(
+      testing::LintAsl(bad),
+      (std::vector<std::string>{"T: States.ALL must be alone in its Retrier",
+                                "T: Retrier without MaxDelaySeconds",
+                                "T: Retrier without JitterStrategy NONE",
+                                "T: BackoffRate must be a number >= 1",
+                                "T: the Catcher with States.ALL must be last",
+                                "T: Catcher without explicit ResultPath"}));
 }
 
 }  // namespace

@@ -28,7 +28,8 @@ void LintRetrier(const json& r, const std::string& where,
   if (!r.contains("BackoffRate") || !r["BackoffRate"].is_number() ||
       r["BackoffRate"].get<double>() < 1.0)
     out.push_back(where + ": BackoffRate must be a number >= 1");
-  if (!r.contains("IntervalSeconds") || !r["IntervalSeconds"].is_number_integer() ||
+  if (!r.contains("IntervalSeconds") ||
+      !r["IntervalSeconds"].is_number_integer() ||
       r["IntervalSeconds"].get<long long>() < 1)
     out.push_back(where + ": IntervalSeconds must be an integer >= 1");
   if (!r.contains("MaxAttempts") || !r["MaxAttempts"].is_number_integer() ||

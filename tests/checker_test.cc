@@ -45,7 +45,8 @@ states:
   BeginJobRun: {type: Task, builtin: BeginJobRun, timeout: 10s, next: AcquireIdempotencyLock}
   AcquireIdempotencyLock: {type: Task, builtin: AcquireIdempotencyLock, timeout: 10s, next: Work}
 )";
-const char* kTail = R"(  FinalizeJobRunSuccess: {type: Task, builtin: FinalizeJobRunSuccess, timeout: 10s, end: true}
+const char* kTail =
+    R"(  FinalizeJobRunSuccess: {type: Task, builtin: FinalizeJobRunSuccess, timeout: 10s, end: true}
   TerminalFailHandler: {type: Task, builtin: TerminalFailHandler, timeout: 10s, next: FinalizeJobRunFailed}
   FinalizeJobRunFailed: {type: Task, builtin: FinalizeJobRunFailed, timeout: 10s, next: Failed}
   Failed: {type: Fail, error: TerminalError}
@@ -53,10 +54,10 @@ const char* kTail = R"(  FinalizeJobRunSuccess: {type: Task, builtin: FinalizeJo
 
 TEST(CheckerTest, SeedSpecsHaveNoDiagnostics) {
   DiagnosticSink sink;
-  auto specs = LoadAndCheck({"specs/initialize_nova.yaml",
-                             "specs/discover_spectra_products.yaml",
-                             "specs/refresh_references.yaml"},
-                            DiskFileReader(), sink);
+  auto specs = LoadAndCheck(
+      {"specs/initialize_nova.yaml", "specs/discover_spectra_products.yaml",
+       "specs/refresh_references.yaml"},
+      DiskFileReader(), sink);
   EXPECT_EQ(sink.FormatAll(), "");
   EXPECT_EQ(specs.size(), 3u);
 }

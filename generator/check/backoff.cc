@@ -1,8 +1,8 @@
 #include "check/backoff.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace novacat {
 
@@ -49,9 +49,9 @@ BackoffSolution SolveBackoff(const std::vector<int64_t>& waits) {
   std::vector<double> rates = {1.0};
   for (int k = 1; k < count; ++k) {
     if (waits[k] > first) {
-      rates.push_back(TidyRate(std::pow(
-          static_cast<double>(waits[k]) / static_cast<double>(first),
-          1.0 / k)));
+      rates.push_back(TidyRate(
+          std::pow(static_cast<double>(waits[k]) / static_cast<double>(first),
+                   1.0 / k)));
     }
   }
   bool have = false;
@@ -71,13 +71,14 @@ BackoffSolution SolveBackoff(const std::vector<int64_t>& waits) {
   }
   best.exact = true;
   for (int i = 0; i < count; ++i)
-    best.exact = best.exact &&
-                 SameWait(best.produced[i], static_cast<double>(waits[i]));
+    best.exact =
+        best.exact && SameWait(best.produced[i], static_cast<double>(waits[i]));
   return best;
 }
 
 std::string FormatRate(double rate) {
-  if (rate == std::floor(rate)) return fmt::format("{}", static_cast<int64_t>(rate));
+  if (rate == std::floor(rate))
+    return fmt::format("{}", static_cast<int64_t>(rate));
   return fmt::format("{}", rate);
 }
 

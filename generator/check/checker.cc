@@ -1,10 +1,10 @@
 #include "check/checker.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <deque>
-#include <fmt/format.h>
 #include <map>
 #include <set>
 
@@ -162,8 +162,7 @@ class SpecChecker {
         Error(t.quarantine_reason_location, "unknown-failure",
               fmt::format("quarantine_reason '{}' is a {} failure; it must be "
                           "of class QUARANTINE",
-                          t.quarantine_reason,
-                          ErrorClassName(f->error_class)));
+                          t.quarantine_reason, ErrorClassName(f->error_class)));
       }
       if (!t.outcome.empty()) {
         Error(t.outcome_location, "unknown-outcome",
@@ -258,8 +257,8 @@ class SpecChecker {
           for (const auto& e : f->enum_values)
             list += (list.empty() ? "" : ", ") + e;
           Error(c.value.location, "condition-type",
-                fmt::format("'{}' is not a value of field '{}' (one of: {})",
-                            v, f->name, list));
+                fmt::format("'{}' is not a value of field '{}' (one of: {})", v,
+                            f->name, list));
         }
         break;
       case FieldKind::kDate:
@@ -281,8 +280,7 @@ class SpecChecker {
     if (state.builtin == Builtin::kPublishEvent) {
       if (state.event.empty()) {
         Error(state.builtin_location, "unknown-event",
-              fmt::format("PublishEvent state '{}' needs 'event'",
-                          state.name));
+              fmt::format("PublishEvent state '{}' needs 'event'", state.name));
       } else if (!spec_.FindEvent(state.event)) {
         std::set<std::string> names;
         for (const auto& e : spec_.events) names.insert(e.name);
@@ -328,7 +326,8 @@ class SpecChecker {
       if (top) {
         declared = spec_.FindData(name) != nullptr;
       } else if (const State* map = spec_.FindEnclosingMap(state.name)) {
-        for (const auto& f : map->item_data) declared = declared || f.name == name;
+        for (const auto& f : map->item_data)
+          declared = declared || f.name == name;
       }
       if (!declared) {
         std::set<std::string> names;
@@ -340,8 +339,7 @@ class SpecChecker {
         Error(state.produces_locations[i], "unknown-field",
               fmt::format("state '{}' produces '{}', which is not declared "
                           "under {}{}",
-                          state.name, name,
-                          top ? "'data'" : "the Map's 'data'",
+                          state.name, name, top ? "'data'" : "the Map's 'data'",
                           Suggest(name, names)));
       }
     }
@@ -434,14 +432,14 @@ class SpecChecker {
       return;
     }
     if (static_cast<int>(r.backoff_seconds.size()) != r.max_attempts) {
-      Error(r.backoff_location, "backoff-length",
-            fmt::format("state '{}' retries {} time{} but its backoff lists "
-                        "{} wait{} ({}); give one wait per retry",
-                        state.name, r.max_attempts,
-                        r.max_attempts == 1 ? "" : "s",
-                        r.backoff_seconds.size(),
-                        r.backoff_seconds.size() == 1 ? "" : "s",
-                        FormatWaits(r.backoff_seconds)));
+      Error(
+          r.backoff_location, "backoff-length",
+          fmt::format("state '{}' retries {} time{} but its backoff lists "
+                      "{} wait{} ({}); give one wait per retry",
+                      state.name, r.max_attempts,
+                      r.max_attempts == 1 ? "" : "s", r.backoff_seconds.size(),
+                      r.backoff_seconds.size() == 1 ? "" : "s",
+                      FormatWaits(r.backoff_seconds)));
       return;
     }
     if (r.backoff_seconds.empty()) return;
@@ -494,11 +492,11 @@ class SpecChecker {
       if (!limit) {
         std::set<std::string> names;
         for (const auto& c : g_->map_concurrency) names.insert(c.name);
-        Error(state.concurrency_location, "unknown-concurrency",
-              fmt::format("concurrency class '{}' is not in the governance "
-                          "map_concurrency{}",
-                          state.concurrency,
-                          Suggest(state.concurrency, names)));
+        Error(
+            state.concurrency_location, "unknown-concurrency",
+            fmt::format("concurrency class '{}' is not in the governance "
+                        "map_concurrency{}",
+                        state.concurrency, Suggest(state.concurrency, names)));
       } else if (state.max_concurrency &&
                  (*state.max_concurrency > limit->max ||
                   *state.max_concurrency < 1)) {
@@ -506,13 +504,14 @@ class SpecChecker {
               fmt::format("max_concurrency {} of Map '{}' is outside the "
                           "governance limit for '{}' (1 to {}); prefer lower "
                           "concurrency to more retries",
-                          *state.max_concurrency, state.name,
-                          state.concurrency, limit->max));
+                          *state.max_concurrency, state.name, state.concurrency,
+                          limit->max));
       }
     }
     if (state.item_failure && state.item_states) {
       const ItemFailure& f = *state.item_failure;
-      if (!f.next.empty()) CheckTarget(*state.item_states, f.next, f.next_location);
+      if (!f.next.empty())
+        CheckTarget(*state.item_states, f.next, f.next_location);
     }
   }
 
@@ -619,7 +618,8 @@ class SpecChecker {
     // Quarantine routes must end in FinalizeJobRunQuarantined.
     bool quarantine_used = !spec_.catch_defaults.quarantine.empty();
     for (const auto& s : spec_.graph.states)
-      quarantine_used = quarantine_used || s.builtin == Builtin::kQuarantineHandler;
+      quarantine_used =
+          quarantine_used || s.builtin == Builtin::kQuarantineHandler;
     if (quarantine_used) {
       bool found = false;
       for (const auto& s : spec_.graph.states)
@@ -647,8 +647,8 @@ class SpecChecker {
       int count;
     };
     std::vector<std::array<int, 3>> parent(n, {-2, -2, -2});
-    std::vector<std::array<const Transition*, 3>> via(n,
-                                                      {nullptr, nullptr, nullptr});
+    std::vector<std::array<const Transition*, 3>> via(
+        n, {nullptr, nullptr, nullptr});
     std::deque<Node> queue = {{start, 0}};
     parent[start][0] = -1;
     std::set<int> reported;
@@ -673,11 +673,26 @@ class SpecChecker {
     // Declared outcomes must be recorded on a transition from a reachable
     // state into a state from which success is reachable.
     std::set<int> reachable = ReachableFrom(graph, start);
+    // Reverse search from the success states.
+    std::vector<std::vector<int>> reverse(n);
+    for (int i = 0; i < n; ++i)
+      for (int to : Successors(graph, i)) reverse[to].push_back(i);
     std::vector<bool> leads_to_success(n, false);
+    std::deque<int> pending;
     for (int i = 0; i < n; ++i) {
-      for (int j : ReachableFrom(graph, i)) {
-        if (graph.states[j].builtin == Builtin::kFinalizeJobRunSuccess)
-          leads_to_success[i] = true;
+      if (graph.states[i].builtin == Builtin::kFinalizeJobRunSuccess) {
+        leads_to_success[i] = true;
+        pending.push_back(i);
+      }
+    }
+    while (!pending.empty()) {
+      int at = pending.front();
+      pending.pop_front();
+      for (int from : reverse[at]) {
+        if (!leads_to_success[from]) {
+          leads_to_success[from] = true;
+          pending.push_back(from);
+        }
       }
     }
     std::set<std::string> recorded;
@@ -780,8 +795,7 @@ class SpecChecker {
       Error(spec_.idempotency_key_location, "idempotency-time-bucket",
             fmt::format("workflow '{}' has a {} trigger (line {}), so its "
                         "idempotency key must contain {{time_bucket}}",
-                        spec_.workflow, refresh->kind,
-                        refresh->location.line));
+                        spec_.workflow, refresh->kind, refresh->location.line));
     }
     if (bucketed && !spec_.time_bucket_seconds) {
       Error(spec_.idempotency_key_location, "idempotency-time-bucket",
@@ -793,7 +807,8 @@ class SpecChecker {
   void CheckInternalFields(const std::vector<Field>& fields,
                            const EventDef& event) {
     std::set<std::string> internal;
-    if (g_) internal.insert(g_->internal_fields.begin(), g_->internal_fields.end());
+    if (g_)
+      internal.insert(g_->internal_fields.begin(), g_->internal_fields.end());
     for (const auto& f : fields) {
       if (internal.count(f.name)) {
         Error(f.location, "internal-field-in-event",
@@ -822,7 +837,8 @@ class SpecChecker {
       }
     };
     collect(spec_.graph, collect);
-    const std::string correlation = g_ ? g_->correlation_field : "correlation_id";
+    const std::string correlation =
+        g_ ? g_->correlation_field : "correlation_id";
     for (const auto& e : spec_.events) {
       CheckInternalFields(e.fields, e);
       for (size_t i = 0; i < e.published_on.size(); ++i) {
@@ -860,7 +876,8 @@ class SpecChecker {
     add_scope(spec_.graph);
     for (const auto& s : spec_.graph.states)
       if (s.item_states) add_scope(*s.item_states);
-    std::set<std::string> at_start(kRuntimeFields.begin(), kRuntimeFields.end());
+    std::set<std::string> at_start(kRuntimeFields.begin(),
+                                   kRuntimeFields.end());
     if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
       for (const auto& f : input->fields)
         if (f.required) at_start.insert(f.name);

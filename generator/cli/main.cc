@@ -2,9 +2,9 @@
 //
 // Exit codes: 0 success (or in sync with --check), 1 generated files are
 // stale (--check), 2 the specs have errors or files could not be written.
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fmt/format.h>
 
 #include "compiler.h"
 #include "support/file_set.h"
@@ -30,14 +30,13 @@ int main(int argc, char** argv) {
   app.add_option("SPEC", specs, "Workflow spec files (e.g. specs/*.yaml)")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("-o,--out", out_dir, "Output folder")
-      ->capture_default_str();
+  app.add_option("-o,--out", out_dir, "Output folder")->capture_default_str();
   app.add_flag("--check", check,
                "Write nothing; print a unified diff of every stale, missing "
                "or orphaned file and exit 1 when anything differs");
   app.add_flag("-q,--quiet", quiet, "Print only diagnostics and diffs");
-  app.set_version_flag("--version", std::string("novacat-gen ") +
-                                        NOVACAT_VERSION);
+  app.set_version_flag("--version",
+                       std::string("novacat-gen ") + NOVACAT_VERSION);
   CLI11_PARSE(app, argc, argv);
 
   novacat::DiagnosticSink sink;

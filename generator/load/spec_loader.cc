@@ -2,12 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
-#include <initializer_list>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
@@ -110,9 +110,8 @@ class MapReader {
             const SourceLocation& fallback)
       : r_(r), node_(node), what_(std::move(what)) {
     if (!node.IsMap()) {
-      SourceLocation at = node.IsDefined() && node.Mark().line >= 0
-                              ? r_.At(node)
-                              : fallback;
+      SourceLocation at =
+          node.IsDefined() && node.Mark().line >= 0 ? r_.At(node) : fallback;
       r_.Error(at, "wrong-type",
                fmt::format("{} must be a mapping, got {}", what_,
                            NodeKindName(node)));
@@ -241,9 +240,9 @@ class Values {
                                     const std::string& what,
                                     const SourceLocation& fallback) {
     if (!node.IsScalar()) {
-      r_.Error(node.IsNull() ? fallback : r_.At(node), "wrong-type",
-               fmt::format("{} must be a string, got {}", what,
-                           NodeKindName(node)));
+      r_.Error(
+          node.IsNull() ? fallback : r_.At(node), "wrong-type",
+          fmt::format("{} must be a string, got {}", what, NodeKindName(node)));
       return std::nullopt;
     }
     return node.Scalar();
@@ -268,9 +267,9 @@ class Values {
       auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
       if (ec == std::errc() && ptr == s.data() + s.size()) return value;
     }
-    r_.Error(m.ValueLocation(key), "wrong-type",
-             fmt::format("{} must be an integer, got {}", what,
-                         Describe(*node)));
+    r_.Error(
+        m.ValueLocation(key), "wrong-type",
+        fmt::format("{} must be an integer, got {}", what, Describe(*node)));
     return std::nullopt;
   }
 
@@ -395,8 +394,8 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
   }
   const RetryPolicy* preset = nullptr;
   if (!preset_name.empty()) {
-    preset = find_preset(preset_name, m.Get("preset") ? m.ValueLocation("preset")
-                                                      : at);
+    preset = find_preset(preset_name,
+                         m.Get("preset") ? m.ValueLocation("preset") : at);
   }
   if (preset) {
     policy = *preset;
@@ -407,9 +406,8 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
   policy.backoff_location = at;
   if (const YAML::Node* n = m.Get("max_attempts")) {
     policy.max_attempts_location = m.ValueLocation("max_attempts");
-    if (n->IsScalar() &&
-        (n->Scalar() == "unlimited" || n->Scalar() == ".inf" ||
-         n->Scalar() == "infinite")) {
+    if (n->IsScalar() && (n->Scalar() == "unlimited" || n->Scalar() == ".inf" ||
+                          n->Scalar() == "infinite")) {
       r.Error(policy.max_attempts_location, "unbounded-retry",
               fmt::format("{} retries without bound; give max_attempts a "
                           "number (governance: no unbounded retries)",
@@ -417,8 +415,8 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
       return std::nullopt;
     }
     if (auto count = v.Integer(m, "max_attempts")) {
-      policy.max_attempts = static_cast<int>(
-          std::clamp<int64_t>(*count, -1, 1'000'000'000));
+      policy.max_attempts =
+          static_cast<int>(std::clamp<int64_t>(*count, -1, 1'000'000'000));
       if (!m.Get("backoff") && preset) {
         if (policy.max_attempts >= 0 &&
             static_cast<size_t>(policy.max_attempts) <=
@@ -591,9 +589,9 @@ class WorkflowReader {
  private:
   void ReadTriggers(const YAML::Node& node, MapReader& parent) {
     if (!node.IsSequence()) {
-      r_.Error(parent.ValueLocation("triggers"), "wrong-type",
-               fmt::format("'triggers' must be a list, got {}",
-                           NodeKindName(node)));
+      r_.Error(
+          parent.ValueLocation("triggers"), "wrong-type",
+          fmt::format("'triggers' must be a list, got {}", NodeKindName(node)));
       return;
     }
     for (const auto& item : node) {
@@ -628,12 +626,11 @@ class WorkflowReader {
       EventDef event;
       event.name = name;
       event.location = m.KeyLocation(name);
-      MapReader e(r_, *value, fmt::format("event '{}'", name),
-                  event.location);
+      MapReader e(r_, *value, fmt::format("event '{}'", name), event.location);
       if (!e.valid()) continue;
       event.description = v_.String(e, "description").value_or("");
-      event.published_on = v_.StringList(e, "published_on",
-                                         &event.published_on_locations);
+      event.published_on =
+          v_.StringList(e, "published_on", &event.published_on_locations);
       if (const YAML::Node* f = e.Require("fields")) {
         event.fields = ReadFields(*f, fmt::format("fields of event '{}'", name),
                                   e.KeyLocation("fields"), true);
@@ -722,12 +719,13 @@ class WorkflowReader {
       names.emplace_back(FieldKindName(k));
     }
     std::string suggestion = ClosestMatch(text, names);
-    r_.Error(at, "wrong-type",
-             fmt::format("unknown field type '{}'{}", text,
-                         suggestion.empty()
-                             ? "; use string, uuid, integer, number, boolean, "
-                               "date, date_time, array or object"
-                             : fmt::format("; did you mean '{}'?", suggestion)));
+    r_.Error(
+        at, "wrong-type",
+        fmt::format("unknown field type '{}'{}", text,
+                    suggestion.empty()
+                        ? "; use string, uuid, integer, number, boolean, "
+                          "date, date_time, array or object"
+                        : fmt::format("; did you mean '{}'?", suggestion)));
   }
 
   void ReadFailures(const YAML::Node& node, const SourceLocation& at) {
@@ -788,6 +786,7 @@ class WorkflowReader {
     for (const auto& [name, value] : m.Entries()) {
       graph.states.push_back(ReadState(name, *value, m.KeyLocation(name)));
     }
+    graph.BuildIndex();
     if (graph.start.empty() && !graph.states.empty()) {
       graph.start = graph.states.front().name;
       graph.start_location = graph.states.front().location;
@@ -832,9 +831,9 @@ class WorkflowReader {
         type_text = type_node.Scalar();
     }
     bool known_type = false;
-    for (StateType t : {StateType::kPass, StateType::kTask, StateType::kChoice,
-                        StateType::kMap, StateType::kSucceed,
-                        StateType::kFail}) {
+    for (StateType t :
+         {StateType::kPass, StateType::kTask, StateType::kChoice,
+          StateType::kMap, StateType::kSucceed, StateType::kFail}) {
       if (type_text == StateTypeName(t)) {
         state.type = t;
         known_type = true;
@@ -852,13 +851,13 @@ class WorkflowReader {
         static const std::vector<std::string> kTypes = {
             "Pass", "Task", "Choice", "Map", "Succeed", "Fail"};
         std::string suggestion = ClosestMatch(*s, kTypes);
-        r_.Error(state.type_location, "wrong-type",
-                 fmt::format("unknown state type '{}'{}", *s,
-                             suggestion.empty()
-                                 ? "; use Pass, Task, Choice, Map, Succeed or "
-                                   "Fail"
-                                 : fmt::format("; did you mean '{}'?",
-                                               suggestion)));
+        r_.Error(
+            state.type_location, "wrong-type",
+            fmt::format("unknown state type '{}'{}", *s,
+                        suggestion.empty()
+                            ? "; use Pass, Task, Choice, Map, Succeed or "
+                              "Fail"
+                            : fmt::format("; did you mean '{}'?", suggestion)));
       }
     }
     if (!known_type) return state;  // keys cannot be judged without a type
@@ -915,14 +914,14 @@ class WorkflowReader {
       } else {
         std::string suggestion = ClosestMatch(*s, BuiltinNames());
         std::string list;
-        for (const auto& n : BuiltinNames()) list += (list.empty() ? "" : ", ") + n;
-        r_.Error(state.builtin_location, "unknown-builtin",
-                 fmt::format("unknown builtin task '{}'{}", *s,
-                             suggestion.empty()
-                                 ? fmt::format(" (the runtime provides: {})",
-                                               list)
-                                 : fmt::format("; did you mean '{}'?",
-                                               suggestion)));
+        for (const auto& n : BuiltinNames())
+          list += (list.empty() ? "" : ", ") + n;
+        r_.Error(
+            state.builtin_location, "unknown-builtin",
+            fmt::format("unknown builtin task '{}'{}", *s,
+                        suggestion.empty()
+                            ? fmt::format(" (the runtime provides: {})", list)
+                            : fmt::format("; did you mean '{}'?", suggestion)));
       }
     }
     if (auto s = v_.String(m, "event")) {
@@ -941,9 +940,9 @@ class WorkflowReader {
     state.timeout_location = m.KeyLocation("timeout");
     if (const YAML::Node* n = m.Get("retry")) {
       state.retry_explicit = true;
-      state.retry = ResolveRetry(
-          r_, *n, m.KeyLocation("retry"), governance_,
-          fmt::format("the retry of state '{}'", state.name));
+      state.retry =
+          ResolveRetry(r_, *n, m.KeyLocation("retry"), governance_,
+                       fmt::format("the retry of state '{}'", state.name));
     }
     if (const YAML::Node* n = m.Get("catch")) {
       state.catch_override =
@@ -954,10 +953,9 @@ class WorkflowReader {
       state.dedupe_key = *s;
       state.dedupe_key_location = m.ValueLocation("dedupe_key");
     }
-    state.produces =
-        v_.StringList(m, "produces", &state.produces_locations);
-    state.access_patterns = v_.StringList(m, "access_patterns",
-                                          &state.access_pattern_locations);
+    state.produces = v_.StringList(m, "produces", &state.produces_locations);
+    state.access_patterns =
+        v_.StringList(m, "access_patterns", &state.access_pattern_locations);
   }
 
   void ReadChoice(MapReader& m, State& state) {
@@ -1013,9 +1011,9 @@ class WorkflowReader {
       c.op = op;
       const YAML::Node* list = m.Get(key);
       if (!list->IsSequence() || list->size() == 0) {
-        r_.Error(m.ValueLocation(key), "wrong-type",
-                 fmt::format("'{}' must be a non-empty list of conditions",
-                             key));
+        r_.Error(
+            m.ValueLocation(key), "wrong-type",
+            fmt::format("'{}' must be a non-empty list of conditions", key));
         return;
       }
       for (const auto& item : *list) {
@@ -1137,9 +1135,9 @@ class WorkflowReader {
       f.Finish();
     }
     if (const YAML::Node* n = m.Get("data")) {
-      state.item_data = ReadFields(
-          *n, fmt::format("'data' of state '{}'", state.name),
-          m.KeyLocation("data"), false);
+      state.item_data =
+          ReadFields(*n, fmt::format("'data' of state '{}'", state.name),
+                     m.KeyLocation("data"), false);
     }
     state.item_states = std::make_shared<StateGraph>();
     if (auto s = v_.String(m, "start")) {
@@ -1163,7 +1161,8 @@ void ApplyDefaultRetry(StateGraph& graph, const Governance* governance) {
     if (state.item_states) ApplyDefaultRetry(*state.item_states, governance);
     if (state.type != StateType::kTask || state.retry_explicit) continue;
     if (!governance || governance->default_retry.empty()) continue;
-    if (const RetryPolicy* p = governance->FindPreset(governance->default_retry)) {
+    if (const RetryPolicy* p =
+            governance->FindPreset(governance->default_retry)) {
       state.retry = *p;
       state.retry->preset = governance->default_retry;
       state.retry->location = state.location;
@@ -1294,9 +1293,49 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
 
 // Parses YAML text; reports `yaml-syntax` and returns an undefined node on
 // failure.
+// The position of the first byte that is not part of valid UTF-8, or
+// nullopt. Generated JSON must be UTF-8, so specs must be too.
+std::optional<std::pair<int, int>> FirstInvalidUtf8(const std::string& text) {
+  int line = 1, column = 1;
+  size_t i = 0;
+  while (i < text.size()) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t length = c < 0x80           ? 1
+                    : (c >> 5) == 0x6  ? 2
+                    : (c >> 4) == 0xE  ? 3
+                    : (c >> 3) == 0x1E ? 4
+                                       : 0;
+    if (length == 0 || i + length > text.size())
+      return std::make_pair(line, column);
+    unsigned cp = length == 1 ? c : c & (0x7F >> length);
+    for (size_t k = 1; k < length; ++k) {
+      unsigned char d = static_cast<unsigned char>(text[i + k]);
+      if ((d >> 6) != 0x2) return std::make_pair(line, column);
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    // Overlong forms, surrogates and values beyond U+10FFFF are invalid.
+    static const unsigned kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[length] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      return std::make_pair(line, column);
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
 std::optional<YAML::Node> ParseYaml(DiagnosticSink& sink,
                                     const std::string& path,
                                     const std::string& text) {
+  if (auto at = FirstInvalidUtf8(text)) {
+    sink.Error(SourceLocation{path, at->first, at->second, 1}, "encoding",
+               "the file is not valid UTF-8 here; specs must be UTF-8");
+    return std::nullopt;
+  }
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {

@@ -131,8 +131,8 @@ std::vector<Placeholder> Placeholders(const std::string& key_template) {
   while ((at = key_template.find('{', at)) != std::string::npos) {
     size_t close = key_template.find('}', at);
     if (close == std::string::npos) break;
-    out.push_back({key_template.substr(at + 1, close - at - 1),
-                   static_cast<int>(at)});
+    out.push_back(
+        {key_template.substr(at + 1, close - at - 1), static_cast<int>(at)});
     at = close + 1;
   }
   return out;

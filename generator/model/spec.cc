@@ -4,13 +4,22 @@
 
 namespace novacat {
 
-const std::vector<std::string> kRuntimeFields = {
-    "workflow_name",  "execution_arn",    "job_run_id",
-    "state_name",     "attempt_number",   "schema_version",
-    "correlation_id", "idempotency_key",  "workflow_idempotency_key",
-    "step_dedupe_key", "error_classification", "error_fingerprint",
-    "time_bucket",    "outcome",          "quarantine_reason",
-    "error"};
+const std::vector<std::string> kRuntimeFields = {"workflow_name",
+                                                 "execution_arn",
+                                                 "job_run_id",
+                                                 "state_name",
+                                                 "attempt_number",
+                                                 "schema_version",
+                                                 "correlation_id",
+                                                 "idempotency_key",
+                                                 "workflow_idempotency_key",
+                                                 "step_dedupe_key",
+                                                 "error_classification",
+                                                 "error_fingerprint",
+                                                 "time_bucket",
+                                                 "outcome",
+                                                 "quarantine_reason",
+                                                 "error"};
 
 const char* ErrorClassName(ErrorClass c) {
   switch (c) {
@@ -37,9 +46,9 @@ struct KindName {
   const char* name;
 };
 constexpr KindName kKindNames[] = {
-    {FieldKind::kString, "string"},   {FieldKind::kUuid, "uuid"},
-    {FieldKind::kInteger, "integer"}, {FieldKind::kNumber, "number"},
-    {FieldKind::kBoolean, "boolean"}, {FieldKind::kDate, "date"},
+    {FieldKind::kString, "string"},      {FieldKind::kUuid, "uuid"},
+    {FieldKind::kInteger, "integer"},    {FieldKind::kNumber, "number"},
+    {FieldKind::kBoolean, "boolean"},    {FieldKind::kDate, "date"},
     {FieldKind::kDateTime, "date_time"}, {FieldKind::kArray, "array"},
     {FieldKind::kObject, "object"}};
 
@@ -153,9 +162,14 @@ const State* StateGraph::Find(const std::string& n) const {
 }
 
 int StateGraph::IndexOf(const std::string& n) const {
+  auto it = index_.find(n);
+  return it == index_.end() ? -1 : it->second;
+}
+
+void StateGraph::BuildIndex() {
+  index_.clear();
   for (size_t i = 0; i < states.size(); ++i)
-    if (states[i].name == n) return static_cast<int>(i);
-  return -1;
+    index_.emplace(states[i].name, static_cast<int>(i));
 }
 
 const EventDef* WorkflowSpec::FindEvent(const std::string& n) const {
@@ -195,9 +209,9 @@ std::string WorkflowSpec::PascalName() const {
     if (c == '_' || c == '-') {
       upper = true;
     } else {
-      out.push_back(upper ? static_cast<char>(std::toupper(
-                                static_cast<unsigned char>(c)))
-                          : c);
+      out.push_back(
+          upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                : c);
       upper = false;
     }
   }

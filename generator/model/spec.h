@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -118,7 +119,7 @@ struct EventDef {
 };
 
 struct Trigger {
-  std::string kind;  // manual | external | scheduled | refresh | event
+  std::string kind;   // manual | external | scheduled | refresh | event
   std::string after;  // kind: event — the workflow it follows
   std::string description;
   SourceLocation location;
@@ -150,7 +151,18 @@ struct Literal {
 };
 
 struct Condition {
-  enum class Op { kAll, kAny, kNot, kEquals, kLt, kLe, kGt, kGe, kIsPresent, kIsNull };
+  enum class Op {
+    kAll,
+    kAny,
+    kNot,
+    kEquals,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kIsPresent,
+    kIsNull
+  };
   Op op = Op::kEquals;
   std::string field;
   SourceLocation field_location;
@@ -292,7 +304,13 @@ struct StateGraph {
   SourceLocation start_location;
 
   const State* Find(const std::string& name) const;
+  // -1 when there is no such state. Uses the index built by BuildIndex.
   int IndexOf(const std::string& name) const;
+  // Indexes `states` by name (first occurrence wins); call after filling.
+  void BuildIndex();
+
+ private:
+  std::unordered_map<std::string, int> index_;
 };
 
 struct Outcome {

@@ -1,8 +1,8 @@
 #include "support/diagnostics.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <tuple>
-#include <fmt/format.h>
 
 namespace novacat {
 
@@ -103,8 +103,8 @@ std::string DiagnosticSink::Format(const Diagnostic& d) const {
     out = fmt::format("{}:{}:{}: {}: {}", at.file, at.line, at.column,
                       SeverityName(d.severity), d.message);
   } else {
-    out = fmt::format("{}: {}: {}", at.file, SeverityName(d.severity),
-                      d.message);
+    out =
+        fmt::format("{}: {}: {}", at.file, SeverityName(d.severity), d.message);
   }
   if (!d.rule.empty()) out += fmt::format(" [{}]", d.rule);
   out += '\n';
@@ -118,9 +118,9 @@ std::string DiagnosticSink::Format(const Diagnostic& d) const {
     int width = std::max(at.length, 1);
     int available = static_cast<int>(text.size()) - (column - 1);
     if (available > 0) width = std::min(width, available);
-    out += fmt::format("{} | {}^{}\n", std::string(gutter.size(), ' '),
-                       std::string(column - 1, ' '),
-                       std::string(width - 1, '~'));
+    out +=
+        fmt::format("{} | {}^{}\n", std::string(gutter.size(), ' '),
+                    std::string(column - 1, ' '), std::string(width - 1, '~'));
   }
   return out;
 }

@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <dtl/dtl.hpp>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -23,7 +23,8 @@ std::string FileSet::Manifest() const {
   std::string out =
       "# Files written by novacat-gen; it replaces or deletes only these.\n";
   for (const auto& [path, file] : files_) {
-    out += fmt::format("{}\t{}\n", path, file.workflow.empty() ? "-" : file.workflow);
+    out += fmt::format("{}\t{}\n", path,
+                       file.workflow.empty() ? "-" : file.workflow);
   }
   return out;
 }
@@ -103,9 +104,9 @@ std::string UnifiedDiff(const std::string& path, const std::string& before,
   // A created or deleted file is one hunk; dtl numbers an empty side from
   // 1 where unified diff numbers it from 0.
   if (a.empty() || b.empty()) {
-    std::string out = fmt::format("--- {}\n+++ {}\n",
-                                  a.empty() ? "/dev/null" : "a/" + path,
-                                  b.empty() ? "/dev/null" : "b/" + path);
+    std::string out =
+        fmt::format("--- {}\n+++ {}\n", a.empty() ? "/dev/null" : "a/" + path,
+                    b.empty() ? "/dev/null" : "b/" + path);
     out += a.empty() ? fmt::format("@@ -0,0 +1,{} @@\n", b.size())
                      : fmt::format("@@ -1,{} +0,0 @@\n", a.size());
     for (const auto& line : a) out += "-" + line + "\n";
@@ -132,7 +133,8 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir) {
       report.errors.push_back(fmt::format(
           "{} exists and was not written by novacat-gen (it is not in {}); "
           "move it away or delete it",
-          (root / path).generic_string(), (root / kManifestName).generic_string()));
+          (root / path).generic_string(),
+          (root / kManifestName).generic_string()));
     }
   }
   if (!report.errors.empty()) return report;

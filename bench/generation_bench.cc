@@ -1,0 +1,100 @@
+// Generation time (load + check + emit) for synthetic specs of growing size.
+// Growth must be linear: compare the per-state time (the
+// "items_per_second" counter) across 100, 1,000 and 10,000 states.
+#include <benchmark/benchmark.h>
+
+#include <fmt/format.h>
+
+#include "compiler.h"
+#include "emit/generator.h"
+
+namespace {
+
+// A workflow of `tasks` domain Tasks in a chain between the builtins, with a
+// Choice every 10 Tasks, the shape of the seed specs at a larger scale.
+std::string SyntheticSpec(int tasks) {
+  std::string s =
+      "workflow: synthetic\n"
+      "governance: shared/governance.yaml\n"
+      "input: start\n"
+      "events:\n  start:\n    fields:\n"
+      "      nova_id: {type: uuid, required: true}\n"
+      "      correlation_id: {type: uuid}\n"
+      "data:\n  flag: {type: boolean}\n"
+      "outcomes:\n  DONE: done\n  SHORT: short\n"
+      "idempotency:\n  key: \"Synthetic:{nova_id}:{schema_version}\"\n"
+      "catch:\n  quarantine: QuarantineHandler\n  failure: "
+      "TerminalFailHandler\n"
+      "states:\n"
+      "  BeginJobRun: {type: Task, builtin: BeginJobRun, timeout: 10s, next: "
+      "AcquireIdempotencyLock}\n"
+      "  AcquireIdempotencyLock: {type: Task, builtin: AcquireIdempotencyLock, "
+      "timeout: 10s, next: Step0}\n";
+  for (int i = 0; i < tasks; ++i) {
+    std::string next = i + 1 < tasks ? fmt::format("Step{}", i + 1)
+                                     : std::string("FinalizeJobRunSuccess");
+    std::string outcome = i + 1 < tasks ? "" : ", outcome: DONE";
+    if (i % 10 == 9 && i + 1 < tasks) {
+      s += fmt::format(
+          "  Step{}: {{type: Task, timeout: 20s, produces: [flag], next: "
+          "Check{}}}\n"
+          "  Check{}:\n    type: Choice\n    rules:\n"
+          "      - when: {{field: flag, equals: true}}\n"
+          "        next: FinalizeJobRunSuccess\n        outcome: SHORT\n"
+          "    default: {}\n",
+          i, i, i, next);
+    } else {
+      s += fmt::format(
+          "  Step{}: {{type: Task, timeout: 20s, retry: "
+          "{{max_attempts: 2}}, next: {}{}}}\n",
+          i, next, outcome);
+    }
+  }
+  s += "  FinalizeJobRunSuccess: {type: Task, builtin: FinalizeJobRunSuccess, "
+       "timeout: 10s, end: true}\n"
+       "  QuarantineHandler: {type: Task, builtin: QuarantineHandler, timeout: "
+       "10s, next: FinalizeJobRunQuarantined}\n"
+       "  FinalizeJobRunQuarantined: {type: Task, builtin: "
+       "FinalizeJobRunQuarantined, timeout: 10s, end: true}\n"
+       "  TerminalFailHandler: {type: Task, builtin: TerminalFailHandler, "
+       "timeout: 10s, next: FinalizeJobRunFailed}\n"
+       "  FinalizeJobRunFailed: {type: Task, builtin: FinalizeJobRunFailed, "
+       "timeout: 10s, next: Failed}\n"
+       "  Failed: {type: Fail, error: TerminalError}\n";
+  return s;
+}
+
+void BM_Generate(benchmark::State& state) {
+  const int tasks = static_cast<int>(state.range(0));
+  const std::string spec = SyntheticSpec(tasks);
+  const std::string governance =
+      novacat::DiskFileReader()("specs/shared/governance.yaml").value_or("");
+  novacat::FileReader read =
+      [&](const std::string& path) -> std::optional<std::string> {
+    if (path == "specs/synthetic.yaml") return spec;
+    if (path == "specs/shared/governance.yaml") return governance;
+    return std::nullopt;
+  };
+  size_t bytes = 0;
+  for (auto _ : state) {
+    novacat::DiagnosticSink sink;
+    auto files = novacat::Compile({"specs/synthetic.yaml"}, read, sink);
+    if (!files || sink.has_errors()) {
+      state.SkipWithError(sink.FormatAll().c_str());
+      return;
+    }
+    bytes = files->files().begin()->second.content.size();
+    benchmark::DoNotOptimize(files);
+  }
+  state.SetItemsProcessed(state.iterations() * tasks);
+  state.counters["asl_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_Generate)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# End-to-end tests of the novacat-gen command line: exit codes, --check
+# diffs, atomic and deterministic writes, nothing written on errors, and
+# never overwriting a file a person wrote. Usage: cli_test.sh NOVACAT_GEN
+# (run from the repository root).
+set -u
+gen=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+expect_eq() {  # expect_eq NAME ACTUAL EXPECTED
+  if [ "$2" != "$3" ]; then
+    fail "$1"
+    diff <(printf '%s\n' "$3") <(printf '%s\n' "$2") | sed 's/^/    /'
+  fi
+}
+
+# --version and --help.
+expect_eq "--version" "$("$gen" --version)" "novacat-gen 0.1.0"
+"$gen" --help >"$work/help" 2>&1 || fail "--help exits non-zero"
+grep -q -- "--check" "$work/help" || fail "--help does not document --check"
+grep -q -- "--out" "$work/help" || fail "--help does not document --out"
+
+# Generation into a fresh folder, then --check is clean and a second run
+# changes nothing (byte-identical).
+"$gen" -q --out "$work/out" specs/*.yaml || fail "generation failed"
+cp -r "$work/out" "$work/first"
+"$gen" --out "$work/out" specs/*.yaml 2>"$work/second.log" || fail "second run failed"
+expect_eq "second run summary" "$(tail -n 1 "$work/second.log")" \
+  "0 written, 3 unchanged, 0 removed"
+diff -r "$work/first" "$work/out" >/dev/null || fail "second run changed files"
+"$gen" --check --out "$work/out" specs/*.yaml >"$work/check.out" 2>&1
+expect_eq "--check in sync exit" "$?" "0"
+ls "$work/out"/*/*.tmp.* >/dev/null 2>&1 && fail "temporary files left behind"
+
+# A stale file: --check prints a unified diff, exits 1 and writes nothing.
+sed -i 's/"TimeoutSeconds": 20/"TimeoutSeconds": 21/' \
+  "$work/out/initialize_nova/statemachine.asl.json"
+cp "$work/out/initialize_nova/statemachine.asl.json" "$work/stale.json"
+"$gen" --check --out "$work/out" specs/*.yaml >"$work/diff.out" 2>"$work/diff.err"
+expect_eq "--check stale exit" "$?" "1"
+expect_eq "--check diff header" "$(head -n 2 "$work/diff.out")" \
+"--- a/initialize_nova/statemachine.asl.json
++++ b/initialize_nova/statemachine.asl.json"
+# Three Tasks have a 20s timeout: three lines out, three in.
+expect_eq "--check diff lines" "$(grep -c '^[-+] ' "$work/diff.out")" "6"
+expect_eq "--check message" "$(cat "$work/diff.err")" \
+  "1 generated file is out of date in $work/out; run novacat-gen specs/discover_spectra_products.yaml specs/initialize_nova.yaml specs/refresh_references.yaml to regenerate"
+cmp -s "$work/stale.json" "$work/out/initialize_nova/statemachine.asl.json" ||
+  fail "--check modified a file"
+
+# An orphan: a workflow whose spec is gone is reported and then removed;
+# a file a person wrote next to it is kept.
+echo "notes" >"$work/out/refresh_references/NOTES.md"
+"$gen" --check --out "$work/out" specs/initialize_nova.yaml \
+  specs/discover_spectra_products.yaml >"$work/orphan.out" 2>/dev/null
+expect_eq "--check orphan exit" "$?" "1"
+grep -q '^+++ /dev/null' "$work/orphan.out" || fail "orphan not shown as deleted"
+"$gen" -q --out "$work/out" specs/initialize_nova.yaml \
+  specs/discover_spectra_products.yaml || fail "regeneration failed"
+[ -e "$work/out/refresh_references/statemachine.asl.json" ] &&
+  fail "orphan not removed"
+[ -e "$work/out/refresh_references/NOTES.md" ] || fail "person's file removed"
+
+# A spec with errors: exit 2, diagnostics on stderr, nothing written.
+mkdir -p "$work/specs"
+cp -r specs/shared "$work/specs/"
+sed 's/timeout: 60s/tiemout: 60s/' specs/initialize_nova.yaml \
+  >"$work/specs/initialize_nova.yaml"
+"$gen" --out "$work/none" "$work/specs/initialize_nova.yaml" 2>"$work/err.txt"
+expect_eq "error exit" "$?" "2"
+[ -e "$work/none" ] && fail "output written despite errors"
+expect_eq "error diagnostics" "$(cat "$work/err.txt")" \
+"$work/specs/initialize_nova.yaml:180:3: error: Task 'ResolveCandidateAgainstPublicArchives' has no timeout; add 'timeout:' (e.g. 10s) or use a retry preset that sets one [task-timeout]
+  180 |   ResolveCandidateAgainstPublicArchives:
+      |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+$work/specs/initialize_nova.yaml:182:5: error: unknown key 'tiemout' in Task state 'ResolveCandidateAgainstPublicArchives'; did you mean 'timeout'? [unknown-key]
+  182 |     tiemout: 60s
+      |     ^~~~~~~
+2 errors, 0 warnings"
+
+# Refuses to overwrite a file that is not in the manifest.
+mkdir -p "$work/hand/initialize_nova"
+echo "{}" >"$work/hand/initialize_nova/statemachine.asl.json"
+"$gen" -q --out "$work/hand" specs/initialize_nova.yaml 2>"$work/hand.err"
+expect_eq "overwrite refusal exit" "$?" "2"
+expect_eq "overwrite kept" "$(cat "$work/hand/initialize_nova/statemachine.asl.json")" "{}"
+
+# A missing spec file is a usage error.
+"$gen" specs/does_not_exist.yaml >/dev/null 2>&1
+expect_eq "missing spec exit" "$?" "105"
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all CLI tests passed"
