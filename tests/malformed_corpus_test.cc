@@ -13,8 +13,7 @@
 // relative to it, as a developer in the repository sees them.
 //
 // Updating the goldens: run with NOVACAT_UPDATE_GOLDEN=1, e.g.
-//   NOVACAT_UPDATE_GOLDEN=1 ./build/tests/generator_tests \
-//       --gtest_filter='MalformedCorpus*'
+//   NOVACAT_UPDATE_GOLDEN=1 ctest --test-dir build -R MalformedCorpus
 // rewrites (or creates) every .expected from the current output instead of
 // comparing. Review the diff by hand before committing: the caret must be
 // under the token a developer has to change and the message must be right.
@@ -159,9 +158,9 @@ TEST(MalformedCorpus, NoOrphanFiles) {
   const std::vector<std::string> specs = ListSpecs();
   for (const char* ext : {".expected", ".known-bug"}) {
     for (const auto& path : ListCorpus(ext)) {
-      EXPECT_NE(std::find(specs.begin(), specs.end(),
-                          WithExtension(path, ".yaml")),
-                specs.end())
+      EXPECT_NE(
+          std::find(specs.begin(), specs.end(), WithExtension(path, ".yaml")),
+          specs.end())
           << path << " has no spec beside it";
     }
   }

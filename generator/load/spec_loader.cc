@@ -478,6 +478,15 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
 // Loads one workflow spec file into a WorkflowSpec.
 class WorkflowReader {
  public:
+  // Where the text of a scalar starts: after the opening quote of a quoted
+  // scalar, so columns inside key templates point at the right character.
+  static SourceLocation ContentLocation(MapReader& m, const std::string& key) {
+    SourceLocation at = m.ValueLocation(key);
+    const YAML::Node* node = m.Get(key);
+    if (node && node->IsScalar() && node->Tag() == "!") at.column += 1;
+    return at;
+  }
+
   WorkflowReader(Reader& r, WorkflowSpec& spec, const Governance* governance)
       : r_(r), v_(r), spec_(spec), governance_(governance) {}
 
@@ -560,7 +569,7 @@ class WorkflowReader {
       spec_.idempotency_location = m.KeyLocation("idempotency");
       if (auto s = v_.String(i, "key", true)) {
         spec_.idempotency_key = *s;
-        spec_.idempotency_key_location = i.ValueLocation("key");
+        spec_.idempotency_key_location = ContentLocation(i, "key");
       }
       spec_.time_bucket_seconds = v_.Duration(i, "time_bucket");
       i.Finish();
@@ -800,13 +809,29 @@ class WorkflowReader {
   Transition ReadTransition(MapReader& m, const std::string& key) {
     Transition t;
     if (auto s = v_.String(m, key)) {
-      t.target = *s;
       t.location = m.ValueLocation(key);
+      if (s->empty()) {
+        r_.Error(t.location, "wrong-type",
+                 fmt::format("'{}' in {} must name a state", key, m.what()));
+      } else {
+        t.target = *s;
+      }
     }
     return t;
   }
 
   void ReadTransitionMarks(MapReader& m, Transition& t) {
+    if (!t.present()) {
+      // An outcome belongs to a transition; without one it would be lost.
+      for (const char* key : {"outcome", "quarantine_reason"}) {
+        if (m.Get(key)) {
+          r_.Error(m.KeyLocation(key), "missing-key",
+                   fmt::format("'{}' in {} needs a 'next' to record it on", key,
+                               m.what()));
+        }
+      }
+      return;
+    }
     if (auto s = v_.String(m, "outcome")) {
       t.outcome = *s;
       t.outcome_location = m.ValueLocation("outcome");
@@ -951,7 +976,7 @@ class WorkflowReader {
     }
     if (auto s = v_.String(m, "dedupe_key")) {
       state.dedupe_key = *s;
-      state.dedupe_key_location = m.ValueLocation("dedupe_key");
+      state.dedupe_key_location = ContentLocation(m, "dedupe_key");
     }
     state.produces = v_.StringList(m, "produces", &state.produces_locations);
     state.access_patterns =
@@ -964,6 +989,10 @@ class WorkflowReader {
         r_.Error(m.ValueLocation("rules"), "wrong-type",
                  fmt::format("'rules' of state '{}' must be a list, got {}",
                              state.name, NodeKindName(*rules)));
+      } else if (rules->size() == 0) {
+        r_.Error(m.ValueLocation("rules"), "missing-key",
+                 fmt::format("Choice state '{}' needs at least one rule",
+                             state.name));
       } else {
         for (const auto& item : *rules) {
           MapReader r(r_, item, fmt::format("a rule of state '{}'", state.name),
