@@ -65,6 +65,16 @@ class SpecChecker {
     std::map<std::string, const State*> seen;
     auto visit = [&](const StateGraph& graph, auto& self) -> void {
       for (const auto& s : graph.states) {
+        for (const char* prefix :
+             {"RecordOutcome_", "RecordQuarantineReason_"}) {
+          if (s.name.rfind(prefix, 0) == 0) {
+            Error(s.location, "duplicate-state",
+                  fmt::format("state names starting with '{}' are reserved "
+                              "for the Pass states the generator adds; "
+                              "rename '{}'",
+                              prefix, s.name));
+          }
+        }
         auto [it, inserted] = seen.emplace(s.name, &s);
         if (!inserted) {
           Error(s.location, "duplicate-state",
@@ -183,6 +193,7 @@ class SpecChecker {
   }
 
   const Field* FindFieldDef(const std::string& name) const {
+    if (const Field* f = RuntimeFieldDef(name)) return f;
     if (const Field* f = spec_.FindData(name)) return f;
     if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
       if (const Field* f = input->FindField(name)) return f;
@@ -387,7 +398,7 @@ class SpecChecker {
 
   void CheckTimeoutAndRetry(const State& state) {
     const bool has_timeout =
-        state.timeout_seconds ||
+        state.timeout_given ||
         (state.retry && state.retry->timeout_seconds.has_value());
     if (!has_timeout) {
       Error(state.location, "task-timeout",
@@ -396,7 +407,8 @@ class SpecChecker {
                         state.name));
     }
     if (!state.retry) {
-      if (!state.retry_explicit) {
+      // Without a governance (already reported) the default is unknown.
+      if (!state.retry_explicit && g_) {
         Error(state.location, "task-retry",
               fmt::format("Task '{}' has no retry policy and the governance "
                           "sets no default_retry; add 'retry:' with a preset "
@@ -431,6 +443,7 @@ class SpecChecker {
                         state.name, r.max_attempts, limit));
       return;
     }
+    if (r.backoff_invalid) return;  // a malformed entry is reported
     if (static_cast<int>(r.backoff_seconds.size()) != r.max_attempts) {
       Error(
           r.backoff_location, "backoff-length",
@@ -516,7 +529,15 @@ class SpecChecker {
   }
 
   void CheckCatchTargets(const StateGraph& graph, const State& state) {
-    if (!state.catch_override || state.catch_override->none) return;
+    if (!state.catch_override) return;
+    if (&graph != &spec_.graph) {
+      Error(state.catch_override->location, "builtin-scope",
+            fmt::format("'catch' has no effect on Map item state '{}'; the "
+                        "Map's 'item_failure' routes item errors",
+                        state.name));
+      return;
+    }
+    if (state.catch_override->none) return;
     const CatchRoutes& c = *state.catch_override;
     if (!c.quarantine.empty())
       CheckTarget(graph, c.quarantine, c.quarantine_location);
@@ -535,7 +556,7 @@ class SpecChecker {
   // from every state some terminal state reachable.
   void CheckReachability(const StateGraph& graph) {
     const int n = static_cast<int>(graph.states.size());
-    if (n == 0) return;
+    if (n == 0 || graph.incomplete) return;
     std::vector<std::vector<int>> edges(n);
     for (int i = 0; i < n; ++i) {
       edges[i] = Successors(graph, i);
@@ -573,7 +594,12 @@ class SpecChecker {
       for (int to : edges[i]) reverse[to].push_back(i);
     std::vector<bool> ends(n, false);
     for (int i = 0; i < n; ++i) {
-      if (graph.states[i].is_terminal()) {
+      // A transition to an unknown state is reported already; the state
+      // is a dead end, not a loop.
+      bool unresolved = false;
+      for (const Transition* t : graph.states[i].Transitions())
+        unresolved = unresolved || graph.IndexOf(t->target) < 0;
+      if (graph.states[i].is_terminal() || unresolved) {
         ends[i] = true;
         queue.push_back(i);
       }
@@ -639,7 +665,7 @@ class SpecChecker {
     const StateGraph& graph = spec_.graph;
     const int n = static_cast<int>(graph.states.size());
     int start = graph.IndexOf(graph.start);
-    if (start < 0) return;
+    if (start < 0 || graph.incomplete) return;
     // Breadth-first over (state, outcomes recorded so far capped at 2); the
     // parent links give the shortest offending path for the message.
     struct Node {
@@ -725,12 +751,15 @@ class SpecChecker {
       const std::vector<std::array<const Transition*, 3>>& via) {
     const StateGraph& graph = spec_.graph;
     std::vector<std::string> path;
+    // Point at the transition to change: the last one for a missing
+    // outcome, the one that recorded the second outcome for a repeat.
     const Transition* last = via[state][count];
     int s = state, c = count;
     while (s >= 0) {
       path.push_back(graph.states[s].name);
       int p = parent[s][c];
       if (p < 0) break;
+      if (count == 2 && c == 2 && p % 3 == 1) last = via[s][c];
       s = p / 3;
       c = p % 3;
     }
@@ -738,6 +767,7 @@ class SpecChecker {
     std::string joined;
     for (const auto& p : path) joined += (joined.empty() ? "" : " -> ") + p;
     SourceLocation at = last ? last->location : graph.states[state].location;
+    if (count == 2 && last) at = last->outcome_location;
     if (count == 0) {
       Error(at, "outcome-missing",
             fmt::format("this path reaches {} without recording an outcome: "
@@ -797,7 +827,7 @@ class SpecChecker {
                         "idempotency key must contain {{time_bucket}}",
                         spec_.workflow, refresh->kind, refresh->location.line));
     }
-    if (bucketed && !spec_.time_bucket_seconds) {
+    if (bucketed && !spec_.time_bucket_given) {
       Error(spec_.idempotency_key_location, "idempotency-time-bucket",
             "the idempotency key uses {time_bucket} but 'idempotency' sets no "
             "time_bucket size (e.g. time_bucket: 1d)");
@@ -859,7 +889,7 @@ class SpecChecker {
       }
       const Field* id = e.FindField(correlation);
       if (!id || !id->required) {
-        Error(e.location, "event-correlation-id",
+        Error(id ? id->location : e.location, "event-correlation-id",
               fmt::format("published event '{}' must carry '{}' as a "
                           "required field",
                           e.name, correlation));

@@ -259,6 +259,7 @@ class AslBuilder {
   }
 
   const Field* FindFieldDef(const std::string& name) const {
+    if (const Field* f = RuntimeFieldDef(name)) return f;
     if (const Field* f = spec_.FindData(name)) return f;
     if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
       if (const Field* f = input->FindField(name)) return f;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -45,6 +46,7 @@ std::optional<int64_t> ParseDuration(const std::string& text) {
   int64_t value = 0;
   const char* begin = text.data();
   const char* end = text.data() + text.size() - 1;
+  if (*begin == '0') return std::nullopt;  // "010s": no leading zeros
   auto [ptr, ec] = std::from_chars(begin, end, value);
   if (ec != std::errc() || ptr != end || value <= 0) return std::nullopt;
   if (value > 100LL * 365 * 86400 / unit) return std::nullopt;
@@ -280,7 +282,9 @@ class Values {
       double value = 0;
       const std::string& s = node->Scalar();
       auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-      if (ec == std::errc() && ptr == s.data() + s.size()) return value;
+      if (ec == std::errc() && ptr == s.data() + s.size() &&
+          std::isfinite(value))
+        return value;
     }
     r_.Error(m.ValueLocation(key), "wrong-type",
              fmt::format("'{}' in {} must be a number, got {}", key, m.what(),
@@ -396,6 +400,7 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
   if (!preset_name.empty()) {
     preset = find_preset(preset_name,
                          m.Get("preset") ? m.ValueLocation("preset") : at);
+    if (!preset) return std::nullopt;  // reported; nothing to resolve
   }
   if (preset) {
     policy = *preset;
@@ -442,6 +447,7 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
         std::optional<int64_t> seconds;
         if (item.IsScalar()) seconds = ParseDuration(item.Scalar());
         if (!seconds) {
+          policy.backoff_invalid = true;
           r.Error(r.At(item), "wrong-type",
                   fmt::format("backoff entries must be durations such as 2s "
                               "or 1m, got {}",
@@ -458,6 +464,12 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
     policy.retry_on.clear();
     policy.retry_on_locations.clear();
     auto names = v.StringList(m, "on", &locations);
+    if (names.empty()) {
+      r.Error(m.ValueLocation("on"), "wrong-type",
+              fmt::format("'on' in {} lists no error class; to not retry, "
+                          "set max_attempts: 0",
+                          what));
+    }
     for (size_t i = 0; i < names.size(); ++i) {
       if (auto c = ParseErrorClass(names[i])) {
         policy.retry_on.push_back(*c);
@@ -572,6 +584,7 @@ class WorkflowReader {
         spec_.idempotency_key_location = ContentLocation(i, "key");
       }
       spec_.time_bucket_seconds = v_.Duration(i, "time_bucket");
+      spec_.time_bucket_given = i.Get("time_bucket") != nullptr;
       i.Finish();
     }
     if (const YAML::Node* n = m.Get("logging")) {
@@ -686,6 +699,12 @@ class WorkflowReader {
     field.location = at;
     if (node.IsScalar()) {
       ParseKind(field, node.Scalar(), r_.At(node));
+      if (field.kind == FieldKind::kArray) {
+        r_.Error(r_.At(node), "missing-key",
+                 fmt::format("array field '{}' needs 'items'; write "
+                             "{{type: array, items: ...}}",
+                             name));
+      }
       return field;
     }
     MapReader m(r_, node, fmt::format("field '{}'", name), at);
@@ -792,9 +811,13 @@ class WorkflowReader {
     MapReader m(r_, node, "'states'", at);
     m.AcceptAllKeys();
     if (!m.valid()) return;
+    const bool outer_incomplete = graph_incomplete_;
+    graph_incomplete_ = false;
     for (const auto& [name, value] : m.Entries()) {
       graph.states.push_back(ReadState(name, *value, m.KeyLocation(name)));
     }
+    graph.incomplete = graph_incomplete_;
+    graph_incomplete_ = outer_incomplete || graph_incomplete_;
     graph.BuildIndex();
     if (graph.start.empty() && !graph.states.empty()) {
       graph.start = graph.states.front().name;
@@ -813,15 +836,18 @@ class WorkflowReader {
       if (s->empty()) {
         r_.Error(t.location, "wrong-type",
                  fmt::format("'{}' in {} must name a state", key, m.what()));
+        graph_incomplete_ = true;
       } else {
         t.target = *s;
       }
+    } else if (m.Get(key)) {
+      graph_incomplete_ = true;  // present but not a string: reported
     }
     return t;
   }
 
   void ReadTransitionMarks(MapReader& m, Transition& t) {
-    if (!t.present()) {
+    if (!t.present() && !m.Get("next")) {
       // An outcome belongs to a transition; without one it would be lost.
       for (const char* key : {"outcome", "quarantine_reason"}) {
         if (m.Get(key)) {
@@ -885,7 +911,16 @@ class WorkflowReader {
                             : fmt::format("; did you mean '{}'?", suggestion)));
       }
     }
-    if (!known_type) return state;  // keys cannot be judged without a type
+    if (!known_type) {
+      graph_incomplete_ = true;
+      // Keys cannot be judged without a type, but the transitions still
+      // place the state in the graph, so no false follow-on errors arise.
+      typed.AcceptAllKeys();
+      state.next = ReadTransition(typed, "next");
+      ReadTransitionMarks(typed, state.next);
+      state.end = true;  // counts as terminating: it is already reported
+      return state;
+    }
     state.description = v_.String(typed, "description").value_or("");
     bool flows = state.type != StateType::kChoice &&
                  state.type != StateType::kSucceed &&
@@ -899,7 +934,7 @@ class WorkflowReader {
                  fmt::format("state '{}' has both 'next' and 'end: true'; "
                              "keep one",
                              name));
-      } else if (!state.next.present() && !state.end) {
+      } else if (!state.next.present() && !state.end && !typed.Get("next")) {
         r_.Error(at, "missing-key",
                  fmt::format("state '{}' needs 'next' or 'end: true'", name));
       }
@@ -963,6 +998,7 @@ class WorkflowReader {
     }
     state.timeout_seconds = v_.Duration(m, "timeout");
     state.timeout_location = m.KeyLocation("timeout");
+    state.timeout_given = m.Get("timeout") != nullptr;
     if (const YAML::Node* n = m.Get("retry")) {
       state.retry_explicit = true;
       state.retry =
@@ -1049,6 +1085,14 @@ class WorkflowReader {
         c.children.push_back(ReadCondition(item, r_.At(item)));
       }
     };
+    static const char* kCombinators[] = {"all", "any", "not"};
+    int combinators = 0;
+    for (const char* k : kCombinators) combinators += node[k].IsDefined();
+    if (combinators > 0 && node.size() > 1) {
+      r_.Error(m.location(), "wrong-type",
+               "'all', 'any' and 'not' stand alone in a condition; put the "
+               "other comparisons inside their list");
+    }
     if (m.Get("all")) {
       read_children("all", Condition::Op::kAll);
     } else if (m.Get("any")) {
@@ -1182,6 +1226,9 @@ class WorkflowReader {
   Values v_;
   WorkflowSpec& spec_;
   const Governance* governance_;
+  // Set when a state's type or a transition could not be read: the graph
+  // checks would only report follow-ons of the errors already given.
+  bool graph_incomplete_ = false;
 };
 
 // Gives every Task without an explicit retry the governance default.

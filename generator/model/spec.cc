@@ -21,6 +21,24 @@ const std::vector<std::string> kRuntimeFields = {"workflow_name",
                                                  "quarantine_reason",
                                                  "error"};
 
+const Field* RuntimeFieldDef(const std::string& name) {
+  static const Field kInteger[] = {[] {
+                                     Field f;
+                                     f.name = "attempt_number";
+                                     f.kind = FieldKind::kInteger;
+                                     return f;
+                                   }(),
+                                   [] {
+                                     Field f;
+                                     f.name = "schema_version";
+                                     f.kind = FieldKind::kInteger;
+                                     return f;
+                                   }()};
+  for (const auto& f : kInteger)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
 const char* ErrorClassName(ErrorClass c) {
   switch (c) {
     case ErrorClass::kRetryable:

@@ -47,6 +47,7 @@ struct RetryPolicy {
   SourceLocation location;
   SourceLocation max_attempts_location;
   SourceLocation backoff_location;
+  bool backoff_invalid = false;  // an entry was rejected (already reported)
   std::vector<SourceLocation> retry_on_locations;  // one per retry_on entry
 };
 
@@ -250,6 +251,7 @@ struct State {
   SourceLocation for_each_location;
   std::optional<int64_t> timeout_seconds;
   SourceLocation timeout_location;
+  bool timeout_given = false;        // present, even if malformed
   std::optional<RetryPolicy> retry;  // resolved; absent: no policy at all
   bool retry_explicit = false;
   std::optional<CatchRoutes> catch_override;
@@ -302,6 +304,9 @@ struct StateGraph {
   std::vector<State> states;
   std::string start;  // first state unless `start:` says otherwise
   SourceLocation start_location;
+  // A state's type or a transition was malformed (and reported): path
+  // checks (reachability, outcomes) are skipped to avoid follow-on errors.
+  bool incomplete = false;
 
   const State* Find(const std::string& name) const;
   // -1 when there is no such state. Uses the index built by BuildIndex.
@@ -343,6 +348,7 @@ struct WorkflowSpec {
   std::string idempotency_key;
   SourceLocation idempotency_key_location;
   std::optional<int64_t> time_bucket_seconds;
+  bool time_bucket_given = false;  // present, even if malformed
   SourceLocation idempotency_location;
   std::vector<std::string> log_required;
   std::vector<SourceLocation> log_required_locations;
@@ -363,5 +369,8 @@ struct WorkflowSpec {
 
 // Fields the runtime sets in every state document, known to every check.
 extern const std::vector<std::string> kRuntimeFields;
+// The type of a runtime field that is not a string (attempt_number,
+// schema_version: integers), or null.
+const Field* RuntimeFieldDef(const std::string& name);
 
 }  // namespace novacat
