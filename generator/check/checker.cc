@@ -192,19 +192,6 @@ class SpecChecker {
     return false;
   }
 
-  const Field* FindFieldDef(const std::string& name) const {
-    if (const Field* f = RuntimeFieldDef(name)) return f;
-    if (const Field* f = spec_.FindData(name)) return f;
-    if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
-      if (const Field* f = input->FindField(name)) return f;
-    }
-    for (const auto& s : spec_.graph.states) {
-      for (const auto& f : s.item_data)
-        if (f.name == name) return &f;
-    }
-    return nullptr;
-  }
-
   void CheckChoice(const State& state, const std::set<std::string>& scope) {
     if (!state.default_transition.present()) {
       Error(state.location, "choice-without-default",
@@ -225,7 +212,7 @@ class SpecChecker {
     if (c.field.empty()) return;
     if (!CheckField(c.field, c.field_location, scope, "a condition")) return;
     if (c.op == Op::kIsPresent || c.op == Op::kIsNull) return;
-    const Field* f = FindFieldDef(c.field);
+    const Field* f = spec_.FindFieldType(c.field);
     if (!f) return;  // runtime fields: strings, no declared type
     const std::string& v = c.value.text;
     const bool ordering = c.op != Op::kEquals;
@@ -481,7 +468,7 @@ class SpecChecker {
     if (!state.items_field.empty()) {
       if (CheckField(state.items_field, state.items_location, scope,
                      "'items'")) {
-        const Field* f = FindFieldDef(state.items_field);
+        const Field* f = spec_.FindFieldType(state.items_field);
         if (f && f->kind != FieldKind::kArray) {
           Error(state.items_location, "wrong-type",
                 fmt::format("'items' of Map '{}' must name an array field; "
@@ -557,7 +544,7 @@ class SpecChecker {
   void CheckReachability(const StateGraph& graph) {
     const int n = static_cast<int>(graph.states.size());
     if (n == 0 || graph.incomplete) return;
-    std::vector<std::vector<int>> edges(n);
+    Edges edges(n);
     for (int i = 0; i < n; ++i) {
       edges[i] = Successors(graph, i);
       for (const auto& route : CatchRoutesFor(spec_, graph, graph.states[i])) {
@@ -567,19 +554,7 @@ class SpecChecker {
     }
     int start = graph.IndexOf(graph.start);
     if (start < 0) return;
-    std::vector<bool> reached(n, false);
-    std::deque<int> queue = {start};
-    reached[start] = true;
-    while (!queue.empty()) {
-      int at = queue.front();
-      queue.pop_front();
-      for (int to : edges[at]) {
-        if (!reached[to]) {
-          reached[to] = true;
-          queue.push_back(to);
-        }
-      }
-    }
+    const std::vector<bool> reached = Closure(edges, {start});
     for (int i = 0; i < n; ++i) {
       if (!reached[i]) {
         Error(graph.states[i].location, "unreachable-state",
@@ -588,32 +563,16 @@ class SpecChecker {
                           graph.states[i].name, graph.start));
       }
     }
-    // Reverse search from the terminal states.
-    std::vector<std::vector<int>> reverse(n);
-    for (int i = 0; i < n; ++i)
-      for (int to : edges[i]) reverse[to].push_back(i);
-    std::vector<bool> ends(n, false);
+    // Backwards from the terminal states. A transition to an unknown state
+    // is reported already; such a state is a dead end, not a loop.
+    std::vector<int> terminals;
     for (int i = 0; i < n; ++i) {
-      // A transition to an unknown state is reported already; the state
-      // is a dead end, not a loop.
       bool unresolved = false;
       for (const Transition* t : graph.states[i].Transitions())
         unresolved = unresolved || graph.IndexOf(t->target) < 0;
-      if (graph.states[i].is_terminal() || unresolved) {
-        ends[i] = true;
-        queue.push_back(i);
-      }
+      if (graph.states[i].is_terminal() || unresolved) terminals.push_back(i);
     }
-    while (!queue.empty()) {
-      int at = queue.front();
-      queue.pop_front();
-      for (int from : reverse[at]) {
-        if (!ends[from]) {
-          ends[from] = true;
-          queue.push_back(from);
-        }
-      }
-    }
+    const std::vector<bool> ends = Closure(Reversed(edges), terminals);
     for (int i = 0; i < n; ++i) {
       if (reached[i] && !ends[i]) {
         Error(graph.states[i].location, "no-terminal-path",
@@ -699,28 +658,15 @@ class SpecChecker {
     // Declared outcomes must be recorded on a transition from a reachable
     // state into a state from which success is reachable.
     std::set<int> reachable = ReachableFrom(graph, start);
-    // Reverse search from the success states.
-    std::vector<std::vector<int>> reverse(n);
-    for (int i = 0; i < n; ++i)
-      for (int to : Successors(graph, i)) reverse[to].push_back(i);
-    std::vector<bool> leads_to_success(n, false);
-    std::deque<int> pending;
+    Edges edges(n);
+    std::vector<int> successes;
     for (int i = 0; i < n; ++i) {
-      if (graph.states[i].builtin == Builtin::kFinalizeJobRunSuccess) {
-        leads_to_success[i] = true;
-        pending.push_back(i);
-      }
+      edges[i] = Successors(graph, i);
+      if (graph.states[i].builtin == Builtin::kFinalizeJobRunSuccess)
+        successes.push_back(i);
     }
-    while (!pending.empty()) {
-      int at = pending.front();
-      pending.pop_front();
-      for (int from : reverse[at]) {
-        if (!leads_to_success[from]) {
-          leads_to_success[from] = true;
-          pending.push_back(from);
-        }
-      }
-    }
+    const std::vector<bool> leads_to_success =
+        Closure(Reversed(edges), successes);
     std::set<std::string> recorded;
     for (int i : reachable) {
       for (const Transition* t : graph.states[i].Transitions()) {

@@ -258,19 +258,6 @@ class AslBuilder {
     SetFlow(out, s);
   }
 
-  const Field* FindFieldDef(const std::string& name) const {
-    if (const Field* f = RuntimeFieldDef(name)) return f;
-    if (const Field* f = spec_.FindData(name)) return f;
-    if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
-      if (const Field* f = input->FindField(name)) return f;
-    }
-    for (const auto& s : spec_.graph.states) {
-      for (const auto& f : s.item_data)
-        if (f.name == name) return &f;
-    }
-    return nullptr;
-  }
-
   Json Literal(const Field* f, const std::string& text) const {
     if (!f) return text;
     switch (f->kind) {
@@ -315,7 +302,7 @@ class AslBuilder {
       out["IsNull"] = c.value.text == "true";
       return out;
     }
-    const Field* f = FindFieldDef(c.field);
+    const Field* f = spec_.FindFieldType(c.field);
     FieldKind kind = f ? f->kind : FieldKind::kString;
     std::string family;
     switch (kind) {

@@ -28,6 +28,35 @@ std::set<int> ReachableFrom(const StateGraph& graph, int from) {
   return seen;
 }
 
+std::vector<bool> Closure(const Edges& edges, const std::vector<int>& seeds) {
+  std::vector<bool> marked(edges.size(), false);
+  std::deque<int> queue;
+  for (int s : seeds) {
+    if (!marked[s]) {
+      marked[s] = true;
+      queue.push_back(s);
+    }
+  }
+  while (!queue.empty()) {
+    int at = queue.front();
+    queue.pop_front();
+    for (int to : edges[at]) {
+      if (!marked[to]) {
+        marked[to] = true;
+        queue.push_back(to);
+      }
+    }
+  }
+  return marked;
+}
+
+Edges Reversed(const Edges& edges) {
+  Edges reversed(edges.size());
+  for (size_t i = 0; i < edges.size(); ++i)
+    for (int to : edges[i]) reversed[to].push_back(static_cast<int>(i));
+  return reversed;
+}
+
 namespace {
 
 bool Downstream(const StateGraph& graph, const std::string& handler,

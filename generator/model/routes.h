@@ -17,6 +17,13 @@ std::vector<int> Successors(const StateGraph& graph, int from);
 // Every state reachable from `from` by transitions, `from` included.
 std::set<int> ReachableFrom(const StateGraph& graph, int from);
 
+// Adjacency lists: edges[i] are the nodes node i leads to.
+using Edges = std::vector<std::vector<int>>;
+// Marks every node reachable from `seeds` (seeds included) over `edges`.
+std::vector<bool> Closure(const Edges& edges, const std::vector<int>& seeds);
+// The same graph with every edge turned around.
+Edges Reversed(const Edges& edges);
+
 // One Catch of a Task: the error classes it catches and where it goes.
 struct CatchRoute {
   std::vector<ErrorClass> classes;  // {QUARANTINE}, or all failure classes

@@ -214,6 +214,19 @@ const FailureCase* WorkflowSpec::FindFailure(const std::string& n) const {
   return nullptr;
 }
 
+const Field* WorkflowSpec::FindFieldType(const std::string& n) const {
+  if (const Field* f = RuntimeFieldDef(n)) return f;
+  if (const Field* f = FindData(n)) return f;
+  if (const EventDef* input = FindEvent(input_event)) {
+    if (const Field* f = input->FindField(n)) return f;
+  }
+  for (const auto& s : graph.states) {
+    for (const auto& f : s.item_data)
+      if (f.name == n) return &f;
+  }
+  return nullptr;
+}
+
 const State* WorkflowSpec::FindEnclosingMap(const std::string& n) const {
   for (const auto& s : graph.states)
     if (s.item_states && s.item_states->Find(n)) return &s;

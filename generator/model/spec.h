@@ -361,6 +361,10 @@ struct WorkflowSpec {
   const Field* FindData(const std::string& name) const;
   const Outcome* FindOutcome(const std::string& name) const;
   const FailureCase* FindFailure(const std::string& name) const;
+  // The declared type of a field used in a condition: a runtime field, a
+  // data field, an input event field or a Map item data field; null when
+  // none declares it.
+  const Field* FindFieldType(const std::string& name) const;
   // The Map state (top level) whose item processor holds `state`, or null.
   const State* FindEnclosingMap(const std::string& state) const;
   // The PascalCase name of the workflow ("initialize_nova" → "InitializeNova").
