@@ -26,7 +26,9 @@ std::optional<FileSet> Compile(const std::vector<std::string>& paths,
                                DiagnosticSink& sink) {
   auto specs = LoadAndCheck(paths, read_file, sink);
   if (sink.has_errors()) return std::nullopt;
-  return EmitAll(specs);
+  FileSet files = EmitAll(specs, sink);
+  if (sink.has_errors()) return std::nullopt;
+  return files;
 }
 
 }  // namespace novacat

@@ -29,7 +29,7 @@ grep -q -- "--out" "$work/help" || fail "--help does not document --out"
 cp -r "$work/out" "$work/first"
 "$gen" --out "$work/out" specs/*.yaml 2>"$work/second.log" || fail "second run failed"
 expect_eq "second run summary" "$(tail -n 1 "$work/second.log")" \
-  "0 written, 3 unchanged, 0 removed"
+  "0 written, 15 unchanged, 0 removed"
 diff -r "$work/first" "$work/out" >/dev/null || fail "second run changed files"
 "$gen" --check --out "$work/out" specs/*.yaml >"$work/check.out" 2>&1
 expect_eq "--check in sync exit" "$?" "0"
@@ -60,8 +60,14 @@ expect_eq "--check orphan exit" "$?" "1"
 grep -q '^+++ /dev/null' "$work/orphan.out" || fail "orphan not shown as deleted"
 "$gen" -q --out "$work/out" specs/initialize_nova.yaml \
   specs/discover_spectra_products.yaml || fail "regeneration failed"
+[ -e "$work/out/refresh_references/statemachine.asl.json" ] ||
+  fail "a run without --prune removed another workflow's files"
+"$gen" -q --prune --out "$work/out" specs/initialize_nova.yaml \
+  specs/discover_spectra_products.yaml || fail "pruning failed"
 [ -e "$work/out/refresh_references/statemachine.asl.json" ] &&
   fail "orphan not removed"
+[ -e "$work/out/schemas/events/refresh_references/latest.json" ] &&
+  fail "orphan schema not removed"
 [ -e "$work/out/refresh_references/NOTES.md" ] || fail "person's file removed"
 
 # A spec with errors: exit 2, diagnostics on stderr, nothing written.
@@ -72,12 +78,14 @@ sed 's/timeout: 60s/tiemout: 60s/' specs/initialize_nova.yaml \
 "$gen" --out "$work/none" "$work/specs/initialize_nova.yaml" 2>"$work/err.txt"
 expect_eq "error exit" "$?" "2"
 [ -e "$work/none" ] && fail "output written despite errors"
+state_line=$(grep -n '^  ResolveCandidateAgainstPublicArchives:' specs/initialize_nova.yaml | cut -d: -f1)
+key_line=$((state_line + 2))
 expect_eq "error diagnostics" "$(cat "$work/err.txt")" \
-"$work/specs/initialize_nova.yaml:180:3: error: Task 'ResolveCandidateAgainstPublicArchives' has no timeout; add 'timeout:' (e.g. 10s) or use a retry preset that sets one [task-timeout]
-  180 |   ResolveCandidateAgainstPublicArchives:
+"$work/specs/initialize_nova.yaml:$state_line:3: error: Task 'ResolveCandidateAgainstPublicArchives' has no timeout; add 'timeout:' (e.g. 10s) or use a retry preset that sets one [task-timeout]
+$(printf '%5d' "$state_line") |   ResolveCandidateAgainstPublicArchives:
       |   ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-$work/specs/initialize_nova.yaml:182:5: error: unknown key 'tiemout' in Task state 'ResolveCandidateAgainstPublicArchives'; did you mean 'timeout'? [unknown-key]
-  182 |     tiemout: 60s
+$work/specs/initialize_nova.yaml:$key_line:5: error: unknown key 'tiemout' in Task state 'ResolveCandidateAgainstPublicArchives'; did you mean 'timeout'? [unknown-key]
+$(printf '%5d' "$key_line") |     tiemout: 60s
       |     ^~~~~~~
 2 errors, 0 warnings"
 

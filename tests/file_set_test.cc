@@ -46,7 +46,7 @@ TEST_F(FileSetTest, WritesFilesAndManifestThenReportsUnchanged) {
   EXPECT_EQ(Read("w/a.json"), "{}\n");
   EXPECT_EQ(Read("MANIFEST"),
             "# Files written by novacat-gen; it replaces or deletes only "
-            "these.\nw/a.json\tw\n");
+            "these (frozen: kept, never rewritten).\nw/a.json\tw\n");
   SyncReport second = WriteFiles(files, dir_.string());
   EXPECT_TRUE(second.written.empty());
   EXPECT_EQ(second.unchanged, std::vector<std::string>{"w/a.json"});
@@ -67,13 +67,16 @@ TEST_F(FileSetTest, RemovesOrphansListedInTheManifestOnly) {
             "--- a/MANIFEST\n+++ b/MANIFEST\n"
             "@@ -1,3 +1,2 @@\n"
             " # Files written by novacat-gen; it replaces or deletes only "
-            "these.\n"
+            "these (frozen: kept, never rewritten).\n"
             "-gone/a.json\tgone\n"
             " kept/b.json\tkept\n"
             "--- a/gone/a.json\n+++ /dev/null\n"
             "@@ -1,1 +0,0 @@\n"
             "-1\n");
-  SyncReport report = WriteFiles(files, dir_.string());
+  // Without prune, another workflow's files are left alone.
+  EXPECT_TRUE(WriteFiles(files, dir_.string()).removed.empty());
+  EXPECT_EQ(Read("gone/a.json"), "1\n");
+  SyncReport report = WriteFiles(files, dir_.string(), /*prune=*/true);
   EXPECT_EQ(report.removed, std::vector<std::string>{"gone/a.json"});
   EXPECT_FALSE(fs::exists(dir_ / "gone"));
   EXPECT_EQ(Read("kept/notes.md"), "written by a person\n");
@@ -109,7 +112,7 @@ TEST_F(FileSetTest, CheckPrintsUnifiedDiffOfChangedAndMissingFiles) {
             "--- a/MANIFEST\n+++ b/MANIFEST\n"
             "@@ -1,2 +1,3 @@\n"
             " # Files written by novacat-gen; it replaces or deletes only "
-            "these.\n"
+            "these (frozen: kept, never rewritten).\n"
             " w/a.json\tw\n"
             "+w/new.json\tw\n"
             "--- a/w/a.json\n+++ b/w/a.json\n"
@@ -124,6 +127,31 @@ TEST_F(FileSetTest, CheckPrintsUnifiedDiffOfChangedAndMissingFiles) {
   // --check wrote nothing.
   EXPECT_EQ(Read("w/a.json"), "{\n  \"x\": 1\n}\n");
   EXPECT_FALSE(fs::exists(dir_ / "w/new.json"));
+}
+
+TEST_F(FileSetTest, RemovesAWorkflowsOwnOrphansAndKeepsFrozenVersions) {
+  FileSet v1;
+  v1.Add("w/a.json", "a\n", "w");
+  v1.Add("schemas/e/v1.json", "1\n", "w");
+  v1.Add("w/old.json", "old\n", "w");
+  WriteFiles(v1, dir_.string());
+  FileSet v2;
+  v2.Add("w/a.json", "a\n", "w");
+  v2.Add("schemas/e/v2.json", "2\n", "w");
+  v2.Keep("schemas/e/v1.json", "w");
+  SyncReport report = WriteFiles(v2, dir_.string());
+  EXPECT_EQ(report.removed, std::vector<std::string>{"w/old.json"});
+  EXPECT_EQ(Read("schemas/e/v1.json"), "1\n");
+  EXPECT_EQ(Read("MANIFEST"),
+            "# Files written by novacat-gen; it replaces or deletes only "
+            "these (frozen: kept, never rewritten).\n"
+            "schemas/e/v1.json\tw\tfrozen\n"
+            "schemas/e/v2.json\tw\n"
+            "w/a.json\tw\n");
+  EXPECT_EQ(CheckFiles(v2, dir_.string()).stale, 0);
+  // A second add at the same path must agree.
+  EXPECT_TRUE(v2.Add("w/a.json", "a\n", "w"));
+  EXPECT_FALSE(v2.Add("w/a.json", "b\n", "x"));
 }
 
 }  // namespace

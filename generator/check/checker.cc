@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -41,6 +42,7 @@ class SpecChecker {
       : spec_(spec), sink_(sink), g_(spec.governance.get()) {}
 
   void Run() {
+    CheckNames();
     CheckStateNames();
     CheckGraph(spec_.graph);
     for (const auto& s : spec_.graph.states) {
@@ -58,6 +60,183 @@ class SpecChecker {
  private:
   void Error(const SourceLocation& at, const char* rule, std::string message) {
     sink_.Error(at, rule, std::move(message));
+  }
+
+  // Names become C++ identifiers, JSON keys, file names and ASL state
+  // names; whatever cannot be escaped in all of them is rejected here.
+  enum class NameStyle { kSnake, kPascalOrSnake, kUpperSnake };
+
+  void CheckName(const std::string& name, const SourceLocation& at,
+                 const char* what, NameStyle style) {
+    static const std::set<std::string> kCppKeywords = {"alignas",
+                                                       "alignof",
+                                                       "and",
+                                                       "asm",
+                                                       "auto",
+                                                       "bool",
+                                                       "break",
+                                                       "case",
+                                                       "catch",
+                                                       "char",
+                                                       "class",
+                                                       "concept",
+                                                       "const",
+                                                       "consteval",
+                                                       "constexpr",
+                                                       "constinit",
+                                                       "const_cast",
+                                                       "continue",
+                                                       "co_await",
+                                                       "co_return",
+                                                       "co_yield",
+                                                       "decltype",
+                                                       "default",
+                                                       "delete",
+                                                       "do",
+                                                       "double",
+                                                       "dynamic_cast",
+                                                       "else",
+                                                       "enum",
+                                                       "explicit",
+                                                       "export",
+                                                       "extern",
+                                                       "false",
+                                                       "float",
+                                                       "for",
+                                                       "friend",
+                                                       "goto",
+                                                       "if",
+                                                       "inline",
+                                                       "int",
+                                                       "long",
+                                                       "mutable",
+                                                       "namespace",
+                                                       "new",
+                                                       "noexcept",
+                                                       "not",
+                                                       "nullptr",
+                                                       "operator",
+                                                       "or",
+                                                       "private",
+                                                       "protected",
+                                                       "public",
+                                                       "register",
+                                                       "reinterpret_cast",
+                                                       "requires",
+                                                       "return",
+                                                       "short",
+                                                       "signed",
+                                                       "sizeof",
+                                                       "static",
+                                                       "static_assert",
+                                                       "static_cast",
+                                                       "struct",
+                                                       "switch",
+                                                       "template",
+                                                       "this",
+                                                       "thread_local",
+                                                       "throw",
+                                                       "true",
+                                                       "try",
+                                                       "typedef",
+                                                       "typeid",
+                                                       "typename",
+                                                       "union",
+                                                       "unsigned",
+                                                       "using",
+                                                       "virtual",
+                                                       "void",
+                                                       "volatile",
+                                                       "wchar_t",
+                                                       "while",
+                                                       "xor"};
+    bool ok = !name.empty() && name.size() <= 64;
+    const char* shape = "";
+    switch (style) {
+      case NameStyle::kSnake:
+        shape = "lower_snake_case (a-z, 0-9, _; starting with a letter)";
+        ok = ok && name[0] >= 'a' && name[0] <= 'z';
+        for (char c : name)
+          ok = ok &&
+               ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+        break;
+      case NameStyle::kPascalOrSnake:
+        shape = "an identifier (letters, digits, _; starting with a letter)";
+        ok = ok && std::isalpha(static_cast<unsigned char>(name[0]));
+        for (char c : name)
+          ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        break;
+      case NameStyle::kUpperSnake:
+        shape = "UPPER_SNAKE_CASE (A-Z, 0-9, _; starting with a letter)";
+        ok = ok && name[0] >= 'A' && name[0] <= 'Z';
+        for (char c : name)
+          ok = ok &&
+               ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_');
+        break;
+    }
+    if (!ok) {
+      std::string shown = name.size() > 40 ? name.substr(0, 40) + "..." : name;
+      Error(at, "invalid-name",
+            fmt::format("{} '{}' must be {} and at most 64 characters; it "
+                        "becomes a C++ identifier and a file or JSON name",
+                        what, shown, shape));
+    } else if (kCppKeywords.count(name)) {
+      Error(at, "invalid-name",
+            fmt::format("{} '{}' is a C++ keyword; it becomes a C++ "
+                        "identifier, so choose another name",
+                        what, name));
+    }
+  }
+
+  void CheckFieldNames(const std::vector<Field>& fields, const char* what) {
+    for (const auto& f : fields) {
+      CheckName(f.name, f.location, what, NameStyle::kSnake);
+      CheckFieldNames(f.fields, what);
+      if (f.items) CheckFieldNames(f.items->fields, what);
+    }
+  }
+
+  void CheckNames() {
+    if (!spec_.workflow.empty())
+      CheckName(spec_.workflow, spec_.workflow_location, "workflow name",
+                NameStyle::kSnake);
+    for (const auto& e : spec_.events) {
+      CheckName(e.name, e.location, "event name", NameStyle::kPascalOrSnake);
+      CheckFieldNames(e.fields, "field name");
+    }
+    CheckFieldNames(spec_.data, "field name");
+    for (const auto& o : spec_.outcomes)
+      CheckName(o.name, o.location, "outcome", NameStyle::kUpperSnake);
+    for (const auto& f : spec_.failures)
+      CheckName(f.id, f.location, "failure id", NameStyle::kSnake);
+    for (const auto& i : spec_.identities)
+      CheckName(i.name, i.location, "identity name", NameStyle::kSnake);
+    auto visit = [&](const StateGraph& graph, auto& self) -> void {
+      for (const auto& s : graph.states) {
+        if (s.type == StateType::kTask || s.type == StateType::kMap) {
+          CheckName(s.name, s.location,
+                    s.type == StateType::kTask ? "Task name" : "Map name",
+                    NameStyle::kPascalOrSnake);
+        } else {
+          bool control = false;
+          for (char c : s.name)
+            control = control || static_cast<unsigned char>(c) < 0x20;
+          if (s.name.empty() || s.name.size() > 80 || control) {
+            Error(s.location, "invalid-name",
+                  fmt::format("state name must be 1 to 80 characters without "
+                              "control characters (an ASL limit)"));
+          }
+        }
+        if (s.type == StateType::kMap) {
+          if (!s.item_name.empty())
+            CheckName(s.item_name, s.items_location, "item name",
+                      NameStyle::kSnake);
+          CheckFieldNames(s.item_data, "field name");
+        }
+        if (s.item_states) self(*s.item_states, self);
+      }
+    };
+    visit(spec_.graph, visit);
   }
 
   // ASL state names are unique across the whole machine, Map items included.

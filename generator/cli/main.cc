@@ -34,6 +34,11 @@ int main(int argc, char** argv) {
   app.add_flag("--check", check,
                "Write nothing; print a unified diff of every stale, missing "
                "or orphaned file and exit 1 when anything differs");
+  bool prune = false;
+  app.add_flag("--prune", prune,
+               "Also delete the generated files of workflows not given (their "
+               "spec was removed); without it only the given workflows' "
+               "files are touched");
   app.add_flag("-q,--quiet", quiet, "Print only diagnostics and diffs");
   app.set_version_flag("--version",
                        std::string("novacat-gen ") + NOVACAT_VERSION);
@@ -67,7 +72,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  novacat::SyncReport report = novacat::WriteFiles(*files, out_dir);
+  novacat::SyncReport report = novacat::WriteFiles(*files, out_dir, prune);
   for (const auto& e : report.errors) {
     std::fputs(fmt::format("novacat-gen: error: {}\n", e).c_str(), stderr);
   }

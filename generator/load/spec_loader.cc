@@ -651,6 +651,25 @@ class WorkflowReader {
       MapReader e(r_, *value, fmt::format("event '{}'", name), event.location);
       if (!e.valid()) continue;
       event.description = v_.String(e, "description").value_or("");
+      event.schema_version = spec_.schema_version;
+      if (auto n = v_.Integer(e, "schema_version")) {
+        if (*n < 1 || *n > 1000) {
+          r_.Error(e.ValueLocation("schema_version"), "wrong-type",
+                   "schema_version must be between 1 and 1000");
+        } else {
+          event.schema_version = static_cast<int>(*n);
+        }
+      }
+      if (auto policy = v_.String(e, "unknown_properties")) {
+        if (*policy == "allow") {
+          event.allow_unknown_properties = true;
+        } else if (*policy != "reject") {
+          r_.Error(e.ValueLocation("unknown_properties"), "wrong-type",
+                   fmt::format("unknown_properties must be reject or allow, "
+                               "got '{}'",
+                               *policy));
+        }
+      }
       event.published_on =
           v_.StringList(e, "published_on", &event.published_on_locations);
       if (const YAML::Node* f = e.Require("fields")) {

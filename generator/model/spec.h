@@ -111,6 +111,10 @@ struct Field {
 struct EventDef {
   std::string name;
   std::string description;
+  // Version of this event's schema; older versions' files are frozen.
+  int schema_version = 1;
+  // Whether properties the event does not declare are accepted.
+  bool allow_unknown_properties = false;  // `unknown_properties: reject`
   std::vector<std::string> published_on;  // outcomes
   std::vector<SourceLocation> published_on_locations;
   std::vector<Field> fields;

@@ -14,18 +14,21 @@ namespace novacat {
 
 namespace fs = std::filesystem;
 
-void FileSet::Add(const std::string& path, std::string content,
+bool FileSet::Add(const std::string& path, std::string content,
                   const std::string& workflow) {
+  auto it = files_.find(path);
+  if (it != files_.end()) return it->second.content == content;
   files_[path] = GeneratedFile{std::move(content), workflow};
+  return true;
 }
 
-std::string FileSet::Manifest() const {
-  std::string out =
-      "# Files written by novacat-gen; it replaces or deletes only these.\n";
-  for (const auto& [path, file] : files_) {
-    out += fmt::format("{}\t{}\n", path,
-                       file.workflow.empty() ? "-" : file.workflow);
-  }
+void FileSet::Keep(const std::string& path, const std::string& workflow) {
+  if (!files_.count(path)) kept_[path] = workflow;
+}
+
+std::set<std::string> FileSet::Workflows() const {
+  std::set<std::string> out;
+  for (const auto& [path, file] : files_) out.insert(file.workflow);
   return out;
 }
 
@@ -39,22 +42,61 @@ std::optional<std::string> ReadFile(const fs::path& path) {
   return text.str();
 }
 
-// Paths listed in the manifest at `out_dir` (empty when there is none).
-std::set<std::string> ReadManifest(const fs::path& out_dir) {
-  std::set<std::string> paths;
+struct ManifestEntry {
+  std::string workflow;
+  bool frozen = false;
+};
+using Manifest = std::map<std::string, ManifestEntry>;
+
+// The manifest at `out_dir` (empty when there is none).
+Manifest ReadManifest(const fs::path& out_dir) {
+  Manifest entries;
   std::optional<std::string> text = ReadFile(out_dir / kManifestName);
-  if (!text) return paths;
+  if (!text) return entries;
   std::istringstream lines(*text);
   std::string line;
   while (std::getline(lines, line)) {
     if (line.empty() || line[0] == '#') continue;
-    std::string path = line.substr(0, line.find('\t'));
+    std::vector<std::string> columns;
+    std::istringstream fields(line);
+    std::string column;
+    while (std::getline(fields, column, '\t')) columns.push_back(column);
+    const std::string& path = columns[0];
     // Never follow a manifest outside the output folder.
     if (path.empty() || path[0] == '/' || path.find("..") != std::string::npos)
       continue;
-    paths.insert(path);
+    entries[path] = ManifestEntry{columns.size() > 1 ? columns[1] : "",
+                                  columns.size() > 2 && columns[2] == "frozen"};
   }
-  return paths;
+  return entries;
+}
+
+std::string FormatManifest(const Manifest& entries) {
+  std::string out =
+      "# Files written by novacat-gen; it replaces or deletes only these "
+      "(frozen: kept, never rewritten).\n";
+  for (const auto& [path, e] : entries) {
+    out +=
+        fmt::format("{}\t{}{}\n", path, e.workflow, e.frozen ? "\tfrozen" : "");
+  }
+  return out;
+}
+
+// The manifest after writing `files`: their entries, plus the entries of
+// workflows this run does not generate when `keep_others`.
+Manifest NextManifest(const FileSet& files, const Manifest& old,
+                      bool keep_others) {
+  Manifest next;
+  const std::set<std::string> workflows = files.Workflows();
+  if (keep_others) {
+    for (const auto& [path, e] : old)
+      if (!workflows.count(e.workflow)) next[path] = e;
+  }
+  for (const auto& [path, file] : files.files())
+    next[path] = ManifestEntry{file.workflow, false};
+  for (const auto& [path, workflow] : files.kept())
+    if (old.count(path)) next[path] = ManifestEntry{workflow, true};
+  return next;
 }
 
 std::vector<std::string> SplitLines(const std::string& text) {
@@ -123,13 +165,14 @@ std::string UnifiedDiff(const std::string& path, const std::string& before,
   return out.str();
 }
 
-SyncReport WriteFiles(const FileSet& files, const std::string& out_dir) {
+SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
+                      bool prune) {
   SyncReport report;
   const fs::path root(out_dir);
-  const std::set<std::string> owned = ReadManifest(root);
+  const Manifest old = ReadManifest(root);
   // Plan first: refuse before anything is written.
   for (const auto& [path, file] : files.files()) {
-    if (fs::exists(root / path) && !owned.count(path)) {
+    if (fs::exists(root / path) && !old.count(path)) {
       report.errors.push_back(fmt::format(
           "{} exists and was not written by novacat-gen (it is not in {}); "
           "move it away or delete it",
@@ -151,8 +194,9 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir) {
     }
     report.written.push_back(path);
   }
-  for (const auto& path : owned) {
-    if (files.files().count(path)) continue;
+  const Manifest next = NextManifest(files, old, /*keep_others=*/!prune);
+  for (const auto& [path, entry] : old) {
+    if (next.count(path)) continue;
     std::error_code ec;
     if (fs::remove(root / path, ec)) report.removed.push_back(path);
     // Drop folders the orphan leaves empty, up to the output folder.
@@ -162,7 +206,7 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir) {
       fs::remove(dir, ec);
     }
   }
-  std::string manifest = files.Manifest();
+  std::string manifest = FormatManifest(next);
   std::optional<std::string> current = ReadFile(root / kManifestName);
   if (!current || *current != manifest) {
     if (!WriteAtomically(root / kManifestName, manifest, &error)) {
@@ -175,16 +219,19 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir) {
 CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
   CheckReport report;
   const fs::path root(out_dir);
-  FileSet with_manifest = files;
-  with_manifest.Add(kManifestName, files.Manifest(), "");
-  for (const auto& [path, file] : with_manifest.files()) {
+  const Manifest old = ReadManifest(root);
+  const Manifest next = NextManifest(files, old, /*keep_others=*/false);
+  std::map<std::string, std::string> expected;
+  for (const auto& [path, file] : files.files()) expected[path] = file.content;
+  expected[kManifestName] = FormatManifest(next);
+  for (const auto& [path, content] : expected) {
     std::optional<std::string> current = ReadFile(root / path);
-    if (current && *current == file.content) continue;
+    if (current && *current == content) continue;
     ++report.stale;
-    report.diff += UnifiedDiff(path, current.value_or(""), file.content);
+    report.diff += UnifiedDiff(path, current.value_or(""), content);
   }
-  for (const auto& path : ReadManifest(root)) {
-    if (with_manifest.files().count(path)) continue;
+  for (const auto& [path, entry] : old) {
+    if (next.count(path)) continue;
     std::optional<std::string> current = ReadFile(root / path);
     if (!current) continue;
     ++report.stale;

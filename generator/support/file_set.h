@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,22 +15,28 @@ namespace novacat {
 
 struct GeneratedFile {
   std::string content;
-  std::string workflow;  // the spec it came from ("" for shared files)
+  std::string workflow;  // the spec it came from
 };
 
 class FileSet {
  public:
-  // `path` is relative to the output folder, with '/' separators.
-  void Add(const std::string& path, std::string content,
+  // Adds a file; `path` is relative to the output folder, with '/'
+  // separators. Returns false (and keeps the first) when another file with
+  // different content was already added at `path`.
+  bool Add(const std::string& path, std::string content,
            const std::string& workflow);
-  const std::map<std::string, GeneratedFile>& files() const { return files_; }
+  // Marks a file the generator no longer writes but must keep (an old
+  // event schema version): never rewritten, compared or deleted.
+  void Keep(const std::string& path, const std::string& workflow);
 
-  // The manifest text for these files (sorted, one "path<TAB>workflow" line
-  // per file).
-  std::string Manifest() const;
+  const std::map<std::string, GeneratedFile>& files() const { return files_; }
+  const std::map<std::string, std::string>& kept() const { return kept_; }
+  // The workflows whose files are in this set.
+  std::set<std::string> Workflows() const;
 
  private:
   std::map<std::string, GeneratedFile> files_;
+  std::map<std::string, std::string> kept_;  // path → workflow
 };
 
 // The manifest name inside the output folder.
@@ -43,17 +50,22 @@ struct SyncReport {
 };
 
 // Writes `files` under `out_dir` atomically (temporary file + rename), only
-// files whose content changed, and deletes files the previous manifest lists
-// that this run no longer produces. Refuses (and writes nothing) when a file
-// to write exists but is not in the manifest.
-SyncReport WriteFiles(const FileSet& files, const std::string& out_dir);
+// files whose content changed, and deletes the files the previous manifest
+// lists for the workflows of this run that the run no longer produces;
+// other workflows' files are left alone. Refuses (and writes nothing) when a
+// file to write exists but is not in the manifest.
+// With `prune`, the files of workflows not in this run are deleted too (the
+// spec is gone): the output folder then holds exactly `files`.
+SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
+                      bool prune = false);
 
 struct CheckReport {
   std::string diff;  // unified diff of every difference, "" when in sync
   int stale = 0;     // files that differ, are missing or are orphaned
 };
 
-// Compares `files` (and the manifest) with `out_dir` without writing.
+// Compares `files` (and the manifest) with `out_dir` without writing. The
+// whole folder is compared: files of workflows not in `files` are orphans.
 CheckReport CheckFiles(const FileSet& files, const std::string& out_dir);
 
 // A unified diff of `before` → `after` labelled with `path`.
