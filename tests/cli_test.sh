@@ -25,11 +25,23 @@ grep -q -- "--out" "$work/help" || fail "--help does not document --out"
 
 # Generation into a fresh folder, then --check is clean and a second run
 # changes nothing (byte-identical).
-"$gen" -q --out "$work/out" specs/*.yaml || fail "generation failed"
+"$gen" -q --out "$work/out" --steps-dir "$work/steps" specs/*.yaml ||
+  fail "generation failed"
 cp -r "$work/out" "$work/first"
-"$gen" --out "$work/out" specs/*.yaml 2>"$work/second.log" || fail "second run failed"
+"$gen" --out "$work/out" --steps-dir "$work/steps" specs/*.yaml \
+  2>"$work/second.log" || fail "second run failed"
 expect_eq "second run summary" "$(tail -n 1 "$work/second.log")" \
-  "0 written, 15 unchanged, 0 removed"
+  "0 written, 21 unchanged, 0 removed"
+
+# Step logic is scaffolded once and is the developer's from then on.
+[ -f "$work/steps/initialize_nova/steps.cpp" ] || fail "steps.cpp not scaffolded"
+grep -q "NormalizeCandidateName is not implemented yet" \
+  "$work/steps/initialize_nova/steps.cpp" || fail "scaffold has no stub"
+echo "// mine" >"$work/steps/initialize_nova/steps.cpp"
+"$gen" -q --out "$work/out" --steps-dir "$work/steps" specs/*.yaml ||
+  fail "regeneration over step logic failed"
+expect_eq "step logic kept" "$(cat "$work/steps/initialize_nova/steps.cpp")" "// mine"
+grep -q "initialize_nova/steps" "$work/out/MANIFEST" && fail "step logic in the manifest"
 diff -r "$work/first" "$work/out" >/dev/null || fail "second run changed files"
 "$gen" --check --out "$work/out" specs/*.yaml >"$work/check.out" 2>&1
 expect_eq "--check in sync exit" "$?" "0"
@@ -58,11 +70,11 @@ echo "notes" >"$work/out/refresh_references/NOTES.md"
   specs/discover_spectra_products.yaml >"$work/orphan.out" 2>/dev/null
 expect_eq "--check orphan exit" "$?" "1"
 grep -q '^+++ /dev/null' "$work/orphan.out" || fail "orphan not shown as deleted"
-"$gen" -q --out "$work/out" specs/initialize_nova.yaml \
+"$gen" -q --out "$work/out" --steps-dir "$work/steps" specs/initialize_nova.yaml \
   specs/discover_spectra_products.yaml || fail "regeneration failed"
 [ -e "$work/out/refresh_references/statemachine.asl.json" ] ||
   fail "a run without --prune removed another workflow's files"
-"$gen" -q --prune --out "$work/out" specs/initialize_nova.yaml \
+"$gen" -q --prune --out "$work/out" --steps-dir "$work/steps" specs/initialize_nova.yaml \
   specs/discover_spectra_products.yaml || fail "pruning failed"
 [ -e "$work/out/refresh_references/statemachine.asl.json" ] &&
   fail "orphan not removed"
@@ -75,9 +87,11 @@ mkdir -p "$work/specs"
 cp -r specs/shared "$work/specs/"
 sed 's/timeout: 60s/tiemout: 60s/' specs/initialize_nova.yaml \
   >"$work/specs/initialize_nova.yaml"
-"$gen" --out "$work/none" "$work/specs/initialize_nova.yaml" 2>"$work/err.txt"
+"$gen" --out "$work/none" --steps-dir "$work/none-steps" \
+  "$work/specs/initialize_nova.yaml" 2>"$work/err.txt"
 expect_eq "error exit" "$?" "2"
 [ -e "$work/none" ] && fail "output written despite errors"
+[ -e "$work/none-steps" ] && fail "step logic scaffolded despite errors"
 state_line=$(grep -n '^  ResolveCandidateAgainstPublicArchives:' specs/initialize_nova.yaml | cut -d: -f1)
 key_line=$((state_line + 2))
 expect_eq "error diagnostics" "$(cat "$work/err.txt")" \
@@ -92,7 +106,8 @@ $(printf '%5d' "$key_line") |     tiemout: 60s
 # Refuses to overwrite a file that is not in the manifest.
 mkdir -p "$work/hand/initialize_nova"
 echo "{}" >"$work/hand/initialize_nova/statemachine.asl.json"
-"$gen" -q --out "$work/hand" specs/initialize_nova.yaml 2>"$work/hand.err"
+"$gen" -q --out "$work/hand" --steps-dir "$work/steps" specs/initialize_nova.yaml \
+  2>"$work/hand.err"
 expect_eq "overwrite refusal exit" "$?" "2"
 expect_eq "overwrite kept" "$(cat "$work/hand/initialize_nova/statemachine.asl.json")" "{}"
 

@@ -34,6 +34,12 @@ int main(int argc, char** argv) {
   app.add_flag("--check", check,
                "Write nothing; print a unified diff of every stale, missing "
                "or orphaned file and exit 1 when anything differs");
+  std::string steps_dir = "workflows";
+  app.add_option("--steps-dir", steps_dir,
+                 "Folder of the hand-written step logic; a workflow's "
+                 "steps.hpp/steps.cpp are created there once, when missing, "
+                 "and never touched again")
+      ->capture_default_str();
   bool prune = false;
   app.add_flag("--prune", prune,
                "Also delete the generated files of workflows not given (their "
@@ -77,6 +83,20 @@ int main(int argc, char** argv) {
     std::fputs(fmt::format("novacat-gen: error: {}\n", e).c_str(), stderr);
   }
   if (!report.errors.empty()) return kExitError;
+  std::vector<std::string> scaffold_errors;
+  std::vector<std::string> scaffolded =
+      novacat::WriteScaffolds(*files, steps_dir, &scaffold_errors);
+  for (const auto& e : scaffold_errors) {
+    std::fputs(fmt::format("novacat-gen: error: {}\n", e).c_str(), stderr);
+  }
+  if (!scaffold_errors.empty()) return kExitError;
+  if (!quiet) {
+    for (const auto& p : scaffolded)
+      std::fputs(
+          fmt::format("created {}/{} (yours from now on)\n", steps_dir, p)
+              .c_str(),
+          stderr);
+  }
   if (!quiet) {
     for (const auto& p : report.written)
       std::fputs(fmt::format("wrote {}/{}\n", out_dir, p).c_str(), stderr);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "emit/asl_emitter.h"
+#include "emit/cpp_emitter.h"
 #include "emit/schema_emitter.h"
 
 namespace novacat {
@@ -17,6 +18,12 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
   for (const auto& spec : specs) {
     files.Add(spec->workflow + "/statemachine.asl.json", EmitAsl(*spec),
               spec->workflow);
+    CppFiles cpp = EmitCpp(*spec);
+    const std::string base = spec->workflow + "/" + spec->workflow;
+    files.Add(base + ".hpp", cpp.header, spec->workflow);
+    files.Add(base + ".cpp", cpp.source, spec->workflow);
+    files.Scaffold(spec->workflow + "/steps.hpp", cpp.steps_header);
+    files.Scaffold(spec->workflow + "/steps.cpp", cpp.steps_source);
     for (const auto& event : spec->events) {
       std::string schema = EmitEventSchema(*spec, event);
       const std::string path = EventSchemaPath(event, event.schema_version);

@@ -26,6 +26,10 @@ void FileSet::Keep(const std::string& path, const std::string& workflow) {
   if (!files_.count(path)) kept_[path] = workflow;
 }
 
+void FileSet::Scaffold(const std::string& path, std::string content) {
+  scaffolds_[path] = std::move(content);
+}
+
 std::set<std::string> FileSet::Workflows() const {
   std::set<std::string> out;
   for (const auto& [path, file] : files_) out.insert(file.workflow);
@@ -214,6 +218,24 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
     }
   }
   return report;
+}
+
+std::vector<std::string> WriteScaffolds(const FileSet& files,
+                                        const std::string& dir,
+                                        std::vector<std::string>* errors) {
+  std::vector<std::string> written;
+  const fs::path root(dir);
+  for (const auto& [path, content] : files.scaffolds()) {
+    std::error_code ec;
+    if (fs::exists(root / path, ec)) continue;
+    std::string error;
+    if (!WriteAtomically(root / path, content, &error)) {
+      errors->push_back(error);
+      continue;
+    }
+    written.push_back(path);
+  }
+  return written;
 }
 
 CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {

@@ -29,7 +29,15 @@ class FileSet {
   // event schema version): never rewritten, compared or deleted.
   void Keep(const std::string& path, const std::string& workflow);
 
+  // A file people own once it exists (step logic): written only when the
+  // path is free, never compared, replaced or deleted. `path` is relative
+  // to the scaffold folder (workflows/).
+  void Scaffold(const std::string& path, std::string content);
+
   const std::map<std::string, GeneratedFile>& files() const { return files_; }
+  const std::map<std::string, std::string>& scaffolds() const {
+    return scaffolds_;
+  }
   const std::map<std::string, std::string>& kept() const { return kept_; }
   // The workflows whose files are in this set.
   std::set<std::string> Workflows() const;
@@ -37,7 +45,14 @@ class FileSet {
  private:
   std::map<std::string, GeneratedFile> files_;
   std::map<std::string, std::string> kept_;  // path → workflow
+  std::map<std::string, std::string> scaffolds_;
 };
+
+// Writes the scaffolds under `dir` that do not exist yet (atomically);
+// returns the paths written. Existing files are never opened for writing.
+std::vector<std::string> WriteScaffolds(const FileSet& files,
+                                        const std::string& dir,
+                                        std::vector<std::string>* errors);
 
 // The manifest name inside the output folder.
 inline constexpr const char* kManifestName = "MANIFEST";

@@ -1,0 +1,715 @@
+#include "emit/cpp_emitter.h"
+
+#include <fmt/format.h>
+
+#include <kainjow/mustache.hpp>
+#include <set>
+
+#include "check/backoff.h"
+#include "emit/templates.h"
+#include "model/routes.h"
+
+namespace novacat {
+
+namespace mustache = kainjow::mustache;
+
+std::string CppStringLiteral(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7F) {
+          // Octal escapes are at most three digits: nothing after can extend
+          // them, unlike \x.
+          out += fmt::format("\\{:03o}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string CppComment(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    out += (c < 0x20 || c == 0x7F) ? ' ' : static_cast<char>(c);
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  // A backslash at the end of a // comment would splice the next line in.
+  if (!out.empty() && out.back() == '\\') out += '.';
+  return out;
+}
+
+namespace {
+
+std::string Pascal(const std::string& name) {
+  std::string out;
+  bool upper = true;
+  for (char c : name) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper
+               ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+               : c;
+    upper = false;
+  }
+  return out;
+}
+
+struct Member {
+  std::string type;
+  std::string name;
+  std::string comment;
+};
+
+struct Record {
+  std::string name;
+  std::vector<std::string> comment;
+  std::vector<Member> members;
+  std::string parse;
+  std::string serialize;
+};
+
+// Builds the records of one workflow; nested object types come first.
+class RecordBuilder {
+ public:
+  explicit RecordBuilder(std::vector<Record>& records) : records_(records) {}
+
+  struct Options {
+    bool all_optional = false;  // state, item and output documents
+    bool allow_unknown = true;  // unknown properties accepted
+    int schema_version = 0;     // events: > 0
+  };
+
+  void Add(const std::string& name, std::vector<std::string> comment,
+           const std::vector<Field>& fields, const Options& options) {
+    Record record;
+    record.name = name;
+    record.comment = std::move(comment);
+    std::string known;
+    for (const auto& f : fields) {
+      const bool optional = options.all_optional || !f.required || f.nullable;
+      std::string type = ElementType(f, name, options.allow_unknown);
+      record.members.push_back({optional ? "std::optional<" + type + ">" : type,
+                                f.name, CppComment(f.description)});
+      record.parse += ParseMember(f, optional, name, options);
+      if (!optional) {
+        record.serialize +=
+            fmt::format("  json[\"{0}\"] = runtime::Encode({0});\n", f.name);
+      } else if (f.required && f.nullable && !options.all_optional) {
+        record.serialize +=
+            fmt::format("  json[\"{0}\"] = runtime::Encode({0});\n", f.name);
+      } else {
+        record.serialize += fmt::format(
+            "  if ({0}) json[\"{0}\"] = runtime::Encode(*{0});\n", f.name);
+      }
+      known += fmt::format("\"{}\", ", f.name);
+    }
+    if (options.schema_version > 0) {
+      record.parse +=
+          fmt::format("  reader.SchemaVersion({});\n", options.schema_version);
+      record.serialize += fmt::format("  json[\"schema_version\"] = {};\n",
+                                      options.schema_version);
+      known += "\"schema_version\", ";
+    }
+    if (!options.allow_unknown) {
+      if (known.size() >= 2) known.resize(known.size() - 2);
+      record.parse += fmt::format("  reader.RejectUnknown({{{}}});\n", known);
+    }
+    if (!record.parse.empty() && record.parse.back() == '\n')
+      record.parse.pop_back();
+    if (!record.serialize.empty() && record.serialize.back() == '\n')
+      record.serialize.pop_back();
+    records_.push_back(std::move(record));
+  }
+
+ private:
+  static std::string RulesLiteral(const Field& f, bool required) {
+    std::string out = "runtime::Rules{}";
+    if (required) out += ".Required()";
+    if (f.nullable) out += ".Nullable()";
+    if (f.min_length) out += fmt::format(".MinLength({})", *f.min_length);
+    if (f.minimum) out += fmt::format(".Minimum({})", *f.minimum);
+    if (!f.enum_values.empty()) {
+      std::string values;
+      for (const auto& v : f.enum_values)
+        values += (values.empty() ? "\"" : ", \"") + CppStringLiteral(v) + "\"";
+      out += ".OneOf({" + values + "})";
+    }
+    return out;
+  }
+
+  // The C++ type of one value of `f` (not wrapped in optional); creates the
+  // records of nested objects.
+  std::string ElementType(const Field& f, const std::string& owner,
+                          bool allow_unknown) {
+    switch (f.kind) {
+      case FieldKind::kString:
+      case FieldKind::kUuid:
+      case FieldKind::kDate:
+      case FieldKind::kDateTime:
+        return "std::string";
+      case FieldKind::kInteger:
+        return "int64_t";
+      case FieldKind::kNumber:
+        return "double";
+      case FieldKind::kBoolean:
+        return "bool";
+      case FieldKind::kArray:
+        return "std::vector<" +
+               (f.items ? ElementType(*f.items, owner, allow_unknown)
+                        : std::string("nlohmann::json")) +
+               ">";
+      case FieldKind::kObject: {
+        if (f.fields.empty()) return "nlohmann::json";
+        // Array elements are named "<array>[]" by the loader.
+        std::string name = owner + Pascal(f.name);
+        while (name.size() > 2 && name.substr(name.size() - 2) == "[]")
+          name = name.substr(0, name.size() - 2) + "Item";
+        if (!defined_.insert(name).second) return name;
+        Options nested;
+        nested.allow_unknown = allow_unknown;
+        Add(name, {CppComment(f.description)}, f.fields, nested);
+        return name;
+      }
+    }
+    return "std::string";
+  }
+
+  static const char* ReaderMethod(FieldKind k) {
+    switch (k) {
+      case FieldKind::kUuid:
+        return "Uuid";
+      case FieldKind::kDate:
+        return "Date";
+      case FieldKind::kDateTime:
+        return "DateTime";
+      case FieldKind::kInteger:
+        return "Integer";
+      case FieldKind::kNumber:
+        return "Number";
+      case FieldKind::kBoolean:
+        return "Boolean";
+      default:
+        return "String";
+    }
+  }
+
+  // Code reading one array element `json` at `path` into vector `target`.
+  std::string ElementCode(const Field& f, const std::string& json,
+                          const std::string& path, const std::string& target,
+                          const std::string& owner, bool allow_unknown,
+                          int depth) {
+    const std::string pad(2 * (depth + 2), ' ');
+    switch (f.kind) {
+      case FieldKind::kString:
+        return fmt::format(
+            "{0}if (auto v = runtime::ReadString({1}, {2}, {3}, errors))\n"
+            "{0}  {4}.push_back(std::move(*v));\n",
+            pad, json, path, RulesLiteral(f, false), target);
+      case FieldKind::kUuid:
+        return fmt::format(
+            "{0}if (auto v = runtime::ReadUuid({1}, {2}, errors))\n"
+            "{0}  {3}.push_back(std::move(*v));\n",
+            pad, json, path, target);
+      case FieldKind::kInteger:
+      case FieldKind::kNumber:
+        return fmt::format(
+            "{0}if (auto v = runtime::Read{5}({1}, {2}, {3}, errors))\n"
+            "{0}  {4}.push_back(*v);\n",
+            pad, json, path, RulesLiteral(f, false), target,
+            f.kind == FieldKind::kInteger ? "Integer" : "Number");
+      case FieldKind::kBoolean:
+        return fmt::format(
+            "{0}if (auto v = runtime::ReadBoolean({1}, {2}, errors))\n"
+            "{0}  {3}.push_back(*v);\n",
+            pad, json, path, target);
+      case FieldKind::kDate:
+      case FieldKind::kDateTime: {
+        const char* check =
+            f.kind == FieldKind::kDate ? "IsDate" : "IsDateTime";
+        return fmt::format(
+            "{0}if ({1}.is_string() && runtime::{4}({1}.get_ref<const "
+            "std::string&>()))\n"
+            "{0}  {3}.push_back({1}.get<std::string>());\n"
+            "{0}else\n"
+            "{0}  errors.push_back({{{2}, \"must be a {5}\"}});\n",
+            pad, json, path, target, check,
+            f.kind == FieldKind::kDate ? "date (YYYY-MM-DD)"
+                                       : "RFC 3339 date-time");
+      }
+      case FieldKind::kObject: {
+        if (f.fields.empty()) {
+          return fmt::format(
+              "{0}if ({1}.is_object())\n"
+              "{0}  {3}.push_back({1});\n"
+              "{0}else\n"
+              "{0}  errors.push_back({{{2}, \"must be an object\"}});\n",
+              pad, json, path, target);
+        }
+        std::string type = ElementType(f, owner, allow_unknown);
+        return fmt::format(
+            "{0}{{\n"
+            "{0}  auto parsed = {1}::FromJson({2}, {3});\n"
+            "{0}  errors.insert(errors.end(), parsed.errors.begin(), "
+            "parsed.errors.end());\n"
+            "{0}  if (parsed.value) {4}.push_back(std::move(*parsed.value));\n"
+            "{0}}}\n",
+            pad, type, json, path, target);
+      }
+      case FieldKind::kArray: {
+        const std::string a = fmt::format("a{}", depth),
+                          i = fmt::format("i{}", depth),
+                          p = fmt::format("p{}", depth),
+                          items = fmt::format("items{}", depth);
+        std::string type = ElementType(f, owner, allow_unknown);
+        std::string inner =
+            f.items ? ElementCode(*f.items, fmt::format("{}[{}]", a, i), p,
+                                  items, owner, allow_unknown, depth + 2)
+                    : std::string();
+        return fmt::format(
+            "{0}if ({1}.is_array()) {{\n"
+            "{0}  const nlohmann::json& {4} = {1};\n"
+            "{0}  {5} {6};\n"
+            "{0}  for (size_t {7} = 0; {7} < {4}.size(); ++{7}) {{\n"
+            "{0}    const std::string {8} = {2} + \"[\" + std::to_string({7}) "
+            "+ \"]\";\n"
+            "{9}"
+            "{0}  }}\n"
+            "{0}  {3}.push_back(std::move({6}));\n"
+            "{0}}} else {{\n"
+            "{0}  errors.push_back({{{2}, \"must be an array\"}});\n"
+            "{0}}}\n",
+            pad, json, path, target, a, type, items, i, p, inner);
+      }
+    }
+    return "";
+  }
+
+  std::string ParseMember(const Field& f, bool optional,
+                          const std::string& owner, const Options& options) {
+    const bool required = f.required && !options.all_optional;
+    const std::string rules = RulesLiteral(f, required);
+    switch (f.kind) {
+      case FieldKind::kArray: {
+        std::string type = ElementType(f, owner, options.allow_unknown);
+        std::string inner = f.items
+                                ? ElementCode(*f.items, "(*a)[i]", "p", "items",
+                                              owner, options.allow_unknown, 1)
+                                : std::string();
+        return fmt::format(
+            "  if (const nlohmann::json* a = reader.Array(\"{0}\", {1})) {{\n"
+            "    {2} items;\n"
+            "    for (size_t i = 0; i < a->size(); ++i) {{\n"
+            "      const std::string p = reader.Path(\"{0}\") + \"[\" + "
+            "std::to_string(i) + \"]\";\n"
+            "{3}"
+            "    }}\n"
+            "    value.{0} = std::move(items);\n"
+            "  }}\n",
+            f.name, rules, type, inner);
+      }
+      case FieldKind::kObject: {
+        std::string type = ElementType(f, owner, options.allow_unknown);
+        if (f.fields.empty()) {
+          return fmt::format(
+              "  if (const nlohmann::json* o = reader.Object(\"{0}\", {1}))\n"
+              "    value.{0} = *o;\n",
+              f.name, rules);
+        }
+        return fmt::format(
+            "  if (const nlohmann::json* o = reader.Object(\"{0}\", {1})) {{\n"
+            "    auto p = {2}::FromJson(*o, reader.Path(\"{0}\"));\n"
+            "    errors.insert(errors.end(), p.errors.begin(), "
+            "p.errors.end());\n"
+            "    if (p.value) value.{0} = std::move(*p.value);\n"
+            "  }}\n",
+            f.name, rules, type);
+      }
+      default:
+        if (optional) {
+          return fmt::format("  value.{0} = reader.{1}(\"{0}\", {2});\n",
+                             f.name, ReaderMethod(f.kind), rules);
+        }
+        return fmt::format(
+            "  if (auto v = reader.{1}(\"{0}\", {2})) value.{0} = "
+            "std::move(*v);\n",
+            f.name, ReaderMethod(f.kind), rules);
+    }
+  }
+
+  std::vector<Record>& records_;
+  std::set<std::string> defined_;
+};
+
+// A field declaration for runtime members of state and item documents.
+Field RuntimeMember(const std::string& name, FieldKind kind,
+                    const std::string& description) {
+  Field f;
+  f.name = name;
+  f.kind = kind;
+  f.description = description;
+  return f;
+}
+
+class CppBuilder {
+ public:
+  explicit CppBuilder(const WorkflowSpec& spec) : spec_(spec) {}
+
+  CppFiles Build() {
+    std::vector<Record> records;
+    RecordBuilder builder(records);
+    const std::string pascal = spec_.PascalName();
+    // Events.
+    mustache::data events{mustache::data::type::list};
+    for (const auto& e : spec_.events) {
+      RecordBuilder::Options options;
+      options.allow_unknown = e.allow_unknown_properties;
+      options.schema_version = e.schema_version;
+      std::string name = Pascal(e.name) + "Event";
+      builder.Add(
+          name,
+          {fmt::format("Event {} (schema v{}, {}).", e.name, e.schema_version,
+                       e.name == spec_.input_event ? "the input" : "published"),
+           CppComment(e.description)},
+          e.fields, options);
+      mustache::data event;
+      event.set("name", e.name);
+      event.set("record", name);
+      events.push_back(event);
+    }
+    // The state document.
+    RecordBuilder::Options doc;
+    doc.all_optional = true;
+    std::vector<Field> state_fields;
+    std::set<std::string> seen;
+    auto add_field = [&](std::vector<Field>& out, const Field& f) {
+      if (seen.insert(f.name).second) out.push_back(f);
+    };
+    if (const EventDef* input = spec_.FindEvent(spec_.input_event))
+      for (const auto& f : input->fields) add_field(state_fields, f);
+    for (const auto& f : spec_.data) add_field(state_fields, f);
+    for (const auto& f : RuntimeMembers()) add_field(state_fields, f);
+    const std::string state_record = pascal + "State";
+    builder.Add(state_record,
+                {fmt::format("The state document of {}: the input, the "
+                             "fields Tasks produce and the runtime's.",
+                             spec_.workflow)},
+                state_fields, doc);
+    // Map item documents.
+    std::map<std::string, std::string> item_record;  // map state → record
+    for (const auto& s : spec_.graph.states) {
+      if (s.type != StateType::kMap) continue;
+      std::vector<Field> fields;
+      seen.clear();
+      Field item;
+      item.name = s.item_name;
+      item.kind = s.item_kind;
+      item.description = "The item of " + s.name + ".";
+      add_field(fields, item);
+      for (const auto& c : s.carry) {
+        if (const Field* f = spec_.FindFieldType(c)) {
+          Field copy = *f;
+          copy.name = c;
+          add_field(fields, copy);
+        }
+      }
+      for (const auto& f : s.item_data) add_field(fields, f);
+      add_field(fields, RuntimeMember("error", FieldKind::kObject,
+                                      "The caught error, on failure paths."));
+      item_record[s.name] = Pascal(s.name) + "Item";
+      builder.Add(item_record[s.name],
+                  {fmt::format("The document of one item of Map {}.", s.name)},
+                  fields, doc);
+    }
+    // Task outputs and the interface.
+    mustache::data methods{mustache::data::type::list};
+    auto add_tasks = [&](const StateGraph& graph, const std::string& input) {
+      for (const auto& s : graph.states) {
+        if (s.type != StateType::kTask || s.builtin != Builtin::kNone) continue;
+        std::vector<Field> outputs;
+        mustache::data output_names{mustache::data::type::list};
+        for (const auto& p : s.produces) {
+          if (const Field* f = spec_.FindFieldType(p)) {
+            Field copy = *f;
+            copy.name = p;
+            outputs.push_back(copy);
+            output_names.push_back(mustache::data(p));
+          }
+        }
+        const std::string output = s.name + "Output";
+        builder.Add(output, {fmt::format("What {} produces.", s.name)}, outputs,
+                    doc);
+        mustache::data method;
+        method.set("name", s.name);
+        method.set("input", input);
+        method.set("input_name", input == state_record ? std::string("state")
+                                                       : std::string("item"));
+        method.set("output", output);
+        method.set("outputs", output_names);
+        mustache::data comment{mustache::data::type::list};
+        for (const auto& line : MethodComment(s)) comment.push_back(line);
+        method.set("comment", comment);
+        methods.push_back(method);
+      }
+    };
+    add_tasks(spec_.graph, state_record);
+    for (const auto& s : spec_.graph.states) {
+      if (s.item_states) add_tasks(*s.item_states, item_record[s.name]);
+    }
+
+    mustache::data data;
+    data.set("workflow", spec_.workflow);
+    data.set("spec_file",
+             CppComment(spec_.file.substr(spec_.file.find_last_of('/') + 1)));
+    data.set("interface", pascal + "Steps");
+    data.set("schema_version", std::to_string(spec_.schema_version));
+    if (spec_.time_bucket_seconds) {
+      data.set("has_time_bucket", true);
+      data.set("time_bucket_seconds",
+               std::to_string(*spec_.time_bucket_seconds));
+    }
+    mustache::data record_list{mustache::data::type::list};
+    for (const auto& r : records) {
+      mustache::data record;
+      record.set("name", r.name);
+      mustache::data comment{mustache::data::type::list};
+      for (const auto& line : r.comment)
+        if (!line.empty()) comment.push_back(line);
+      record.set("comment", comment);
+      mustache::data members{mustache::data::type::list};
+      for (const auto& m : r.members) {
+        mustache::data member;
+        member.set("type", m.type);
+        member.set("name", m.name);
+        member.set("comment", m.comment);
+        member.set("has_comment", !m.comment.empty());
+        members.push_back(member);
+      }
+      record.set("members", members);
+      record.set("parse", r.parse);
+      record.set("serialize", r.serialize);
+      record_list.push_back(record);
+    }
+    data.set("records", record_list);
+    data.set("methods", methods);
+    data.set("events", events);
+    data.set("keys", Keys());
+    data.set("identities", Identities());
+
+    CppFiles files;
+    files.header = Render("workflow.hpp.mustache", data);
+    files.source = Render("workflow.cpp.mustache", data);
+    files.steps_header = Render("steps.hpp.mustache", data);
+    files.steps_source = Render("steps.cpp.mustache", data);
+    return files;
+  }
+
+ private:
+  static std::vector<Field> RuntimeMembers() {
+    return {RuntimeMember("correlation_id", FieldKind::kUuid,
+                          "Correlation id (generated when absent)."),
+            RuntimeMember("job_run_id", FieldKind::kString,
+                          "The JobRun (set by BeginJobRun)."),
+            RuntimeMember("outcome", FieldKind::kString,
+                          "The outcome recorded on the way to success."),
+            RuntimeMember("quarantine_reason", FieldKind::kString,
+                          "The failure case that sent the run to quarantine."),
+            RuntimeMember("error", FieldKind::kObject,
+                          "The caught error, on failure paths.")};
+  }
+
+  static std::string Render(std::string_view name, const mustache::data& data) {
+    mustache::mustache tmpl{std::string(TemplateText(name))};
+    // Values are escaped for C++ by the emitter; HTML escaping would
+    // corrupt them.
+    tmpl.set_custom_escape([](const std::string& s) { return s; });
+    std::string out = tmpl.render(data);
+    if (!tmpl.is_valid()) {
+      throw std::logic_error("template " + std::string(name) + ": " +
+                             tmpl.error_message());
+    }
+    return out;
+  }
+
+  std::vector<std::string> MethodComment(const State& s) const {
+    std::vector<std::string> lines;
+    lines.push_back(s.name + (s.description.empty()
+                                  ? std::string(".")
+                                  : ": " + CppComment(s.description)));
+    std::optional<int64_t> timeout = s.timeout_seconds;
+    if (!timeout && s.retry) timeout = s.retry->timeout_seconds;
+    std::string retry = "no retries";
+    if (s.retry && s.retry->max_attempts > 0) {
+      BackoffSolution b = SolveBackoff(s.retry->backoff_seconds);
+      retry = fmt::format(
+          "{} retr{} of RETRYABLE errors after {} (IntervalSeconds {}, "
+          "BackoffRate {}, MaxDelaySeconds {})",
+          s.retry->max_attempts, s.retry->max_attempts == 1 ? "y" : "ies",
+          FormatWaits(s.retry->backoff_seconds), b.parameters.interval_seconds,
+          FormatRate(b.parameters.backoff_rate),
+          b.parameters.max_delay_seconds);
+    }
+    lines.push_back(
+        fmt::format("Timeout {}s; {}.", timeout.value_or(0), retry));
+    if (s.retry && !s.retry->note.empty())
+      lines.push_back("Retry note: " + CppComment(s.retry->note));
+    for (ErrorClass c : {ErrorClass::kRetryable, ErrorClass::kTerminal,
+                         ErrorClass::kQuarantine}) {
+      std::string cases;
+      for (const auto& f : spec_.failures) {
+        if (f.error_class != c) continue;
+        bool applies = f.raised_by.empty();
+        for (const auto& r : f.raised_by) applies = applies || r == s.name;
+        if (applies) cases += (cases.empty() ? "" : ", ") + f.id;
+      }
+      if (!cases.empty())
+        lines.push_back(
+            fmt::format("May raise {}: {}.", ErrorClassName(c), cases));
+    }
+    if (!s.dedupe_key.empty())
+      lines.push_back("Dedupe key: " + CppComment(s.dedupe_key));
+    if (!s.access_patterns.empty()) {
+      std::string list;
+      for (const auto& a : s.access_patterns)
+        list += (list.empty() ? "" : ", ") + a;
+      lines.push_back("Access patterns: " + list + ".");
+    }
+    return lines;
+  }
+
+  mustache::data KeyBuilder(const std::string& name,
+                            const std::string& key) const {
+    std::string params, body;
+    std::set<std::string> declared;
+    size_t at = 0;
+    auto literal = [&](const std::string& text) {
+      if (!text.empty())
+        body += fmt::format("  key += \"{}\";\n", CppStringLiteral(text));
+    };
+    for (const auto& p : Placeholders(key)) {
+      literal(key.substr(at, p.offset - at));
+      at = p.offset + p.name.size() + 2;
+      std::string constant;
+      for (const auto& [n, v] : spec_.constants)
+        if (n == p.name) constant = v;
+      if (!constant.empty()) {
+        literal(constant);
+        continue;
+      }
+      const Field* f = spec_.FindFieldType(p.name);
+      const bool integer = f && f->kind == FieldKind::kInteger;
+      if (declared.insert(p.name).second) {
+        params += (params.empty() ? "" : ", ") +
+                  std::string(integer ? "int64_t " : "std::string_view ") +
+                  p.name;
+      }
+      body += integer ? fmt::format("  key += std::to_string({});\n", p.name)
+                      : fmt::format("  key += {};\n", p.name);
+    }
+    literal(key.substr(std::min(at, key.size())));
+    if (!body.empty() && body.back() == '\n') body.pop_back();
+    mustache::data out;
+    out.set("name", name);
+    out.set("template", CppComment(key));
+    out.set("params", params);
+    out.set("body", body);
+    return out;
+  }
+
+  mustache::data Keys() const {
+    mustache::data keys{mustache::data::type::list};
+    if (!spec_.idempotency_key.empty())
+      keys.push_back(
+          KeyBuilder("WorkflowIdempotencyKey", spec_.idempotency_key));
+    auto visit = [&](const StateGraph& graph, auto& self) -> void {
+      for (const auto& s : graph.states) {
+        if (!s.dedupe_key.empty())
+          keys.push_back(KeyBuilder(s.name + "DedupeKey", s.dedupe_key));
+        if (s.item_states) self(*s.item_states, self);
+      }
+    };
+    visit(spec_.graph, visit);
+    return keys;
+  }
+
+  mustache::data Identities() const {
+    mustache::data list{mustache::data::type::list};
+    for (const auto& id : spec_.identities) {
+      std::string params, body = "  std::string identity;\n";
+      for (const auto& p : id.parts) {
+        params +=
+            (params.empty() ? "" : ", ") + std::string("std::string_view ") + p;
+        body += fmt::format(
+            "  identity += \"{0}=\";\n  identity += {0};\n  "
+            "identity += '|';\n",
+            p);
+      }
+      std::string names;
+      for (const auto& p : id.first_of) {
+        params += (params.empty() ? "" : ", ") +
+                  std::string("std::optional<std::string_view> ") + p;
+        body += fmt::format(
+            "  if ({0}) return identity + \"{0}=\" + std::string(*{0});\n", p);
+        names += (names.empty() ? "" : ", ") + p;
+      }
+      if (id.first_of.empty()) {
+        body += "  identity.pop_back();\n  return identity;";
+      } else {
+        body += fmt::format(
+            "  throw runtime::QuarantineError(\"{}: none of {} is known; the "
+            "identity would be ambiguous\");",
+            id.name, names);
+      }
+      mustache::data d;
+      d.set("name", Pascal(id.name));
+      mustache::data comment{mustache::data::type::list};
+      std::string shape;
+      for (const auto& p : id.parts) shape += (shape.empty() ? "" : " + ") + p;
+      if (!id.first_of.empty()) {
+        std::string alternatives;
+        for (const auto& p : id.first_of)
+          alternatives += (alternatives.empty() ? "" : " OR ") + p;
+        shape += " + (" + alternatives + ")";
+      }
+      comment.push_back(fmt::format("{} = {}", id.name, shape));
+      if (!id.description.empty())
+        comment.push_back(CppComment(id.description));
+      if (!id.first_of.empty())
+        comment.push_back(
+            "Throws runtime::QuarantineError when none of the "
+            "alternatives is known.");
+      d.set("comment", comment);
+      d.set("params", params);
+      d.set("body", body);
+      list.push_back(d);
+    }
+    return list;
+  }
+
+  const WorkflowSpec& spec_;
+};
+
+}  // namespace
+
+CppFiles EmitCpp(const WorkflowSpec& spec) { return CppBuilder(spec).Build(); }
+
+}  // namespace novacat
