@@ -90,6 +90,7 @@ std::string MermaidText(std::string_view text) {
       case '`':
       case '*':
       case '~':
+      case '$':
         out += fmt::format("#{};", static_cast<int>(c));
         break;
       case '_':

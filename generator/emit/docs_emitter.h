@@ -44,7 +44,7 @@ namespace docs {
 // A Mermaid stateDiagram label or quoted state description: one line, with
 // the characters Mermaid's lexer or its Markdown/HTML label rendering would
 // interpret (`:` `;` `#` `"` `<` `>` `&` `{` `}` `[` `]` `%` `\` `` ` `` `*`
-// `~`, `_` at a word edge) as Mermaid entity codes (`#58;`...), and the
+// `~` `$`, `_` at a word edge) as Mermaid entity codes (`#58;`...), and the
 // whitespace after "direction" too (Mermaid reads `direction LR` anywhere on
 // a line as a statement).
 std::string MermaidText(std::string_view text);
