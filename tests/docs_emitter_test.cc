@@ -57,11 +57,11 @@ std::string LongDescription() {
 }
 
 std::string HostileSpec() {
-  return std::string(R"(workflow: hostile_docs
+  std::string yaml = std::string(R"(workflow: hostile_docs
 title: 'Title "quoted" \ back *star* _under_ {{mustache}} --> | pipe: colon; semi # hash <b>tag</b> Nova Cygni 1975 — Δ'
 description: |
 )") + LongDescription() +
-         R"(governance: shared/governance.yaml
+                     R"(governance: shared/governance.yaml
 triggers:
   - kind: manual
     description: 'Trigger "q" | pipe {{x}} */ `tick`'
@@ -77,7 +77,7 @@ events:
       nova_id: {type: uuid, required: true, description: 'Field | pipe "q" \ b `t` <x>'}
       correlation_id: uuid
 data:
-  status: {type: string, enum: ['a "b": c; #d <e> --> {{f}}', plain]}
+  status: {type: string, enum: ['@ENUM@', plain]}
 outcomes:
   TOUCHED: 'Outcome | pipe * star _u_ `tick` <tag> \ back'
 failures:
@@ -108,17 +108,17 @@ states:
     type: Task
     builtin: AcquireIdempotencyLock
     timeout: 10s
-    next: 'Check "it" {{x}} --> a|b: c; #d \e */ — Δ?'
-  'Check "it" {{x}} --> a|b: c; #d \e */ — Δ?':
+    next: '@CHOICE@'
+  '@CHOICE@':
     type: Choice
     description: 'Choice "desc" | pipe'
     rules:
-      - when: {field: status, equals: 'a "b": c; #d <e> --> {{f}}'}
+      - when: {field: status, equals: '@ENUM@'}
         next: MarkNovaTouched
       - when: {all: [{field: status, is_present: true}, {not: {field: status, equals: plain}}]}
-        next: 'Pass <b>R&D</b> direction LR %%{init}%% [*] `t` ~~s~~'
+        next: '@PASS@'
     default: MarkNovaTouched
-  'Pass <b>R&D</b> direction LR %%{init}%% [*] `t` ~~s~~':
+  '@PASS@':
     type: Pass
     description: 'Pass "desc" */ {{x}}'
     next: MarkNovaTouched
@@ -147,12 +147,22 @@ states:
     type: Task
     builtin: FinalizeJobRunFailed
     timeout: 10s
-    next: 'Workflow "failed" \ here'
-  'Workflow "failed" \ here':
+    next: '@FAIL@'
+  '@FAIL@':
     type: Fail
     error: TerminalError
     cause: 'Cause "x" \ y'
 )";
+  auto replace = [&](const std::string& token, const std::string& text) {
+    for (size_t at = yaml.find(token); at != std::string::npos;
+         at = yaml.find(token, at + text.size()))
+      yaml.replace(at, token.size(), text);
+  };
+  replace("@CHOICE@", kChoiceName);
+  replace("@PASS@", kPassName);
+  replace("@FAIL@", kFailName);
+  replace("@ENUM@", kEnumValue);
+  return yaml;
 }
 
 std::unique_ptr<WorkflowSpec> Load(const std::string& path) {
@@ -479,6 +489,10 @@ TEST(DocsEmitterTest, HostileTextIsEscapedInMermaid) {
                       "--#62; a|b#58; c#59; #35;d #92;e #42;/ — Δ?"))
       << mermaid;
   EXPECT_TRUE(HasLine(mermaid, "    state s4 <<choice>>"));
+  for (const char* name : {kChoiceName, kPassName, kFailName})
+    EXPECT_NE(mermaid.find(MermaidText(name)), std::string::npos) << name;
+  EXPECT_NE(mermaid.find(MermaidText("\"" + std::string(kEnumValue) + "\"")),
+            std::string::npos);
   EXPECT_TRUE(
       HasLine(mermaid,
               "    state \"Pass #60;b#62;R#38;D#60;/b#62; direction#32;LR "
