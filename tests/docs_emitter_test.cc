@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -180,7 +180,7 @@ std::unique_ptr<WorkflowSpec> Load(const std::string& path) {
 
 std::string Readme(const std::string& path) {
   auto spec = Load(path);
-  return spec ? EmitWorkflowDocs(*spec, "templates") : "";
+  return spec ? EmitWorkflowDocs(*spec) : "";
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -245,6 +245,8 @@ TEST(DocsEscapeTest, Markdown) {
   EXPECT_EQ(MarkdownInline("a|b `c` *d* _e_ f_g <h> [i] \\ ~ $x"),
             "a\\|b \\`c\\` \\*d\\* \\_e\\_ f_g \\<h\\> \\[i\\] \\\\ \\~ \\$x");
   EXPECT_EQ(MarkdownInline("# title"), "\\# title");
+  EXPECT_EQ(MarkdownInline("title ##"), "title \\##");
+  EXPECT_EQ(MarkdownInline("a # b"), "a # b");
   EXPECT_EQ(MarkdownInline("- item"), "\\- item");
   EXPECT_EQ(MarkdownInline("1975. year"), "1975\\. year");
   EXPECT_EQ(MarkdownInline("R&D &amp; &#35;"), "R\\&D \\&amp; \\&#35;");
@@ -327,7 +329,7 @@ TEST(DocsEmitterTest, EveryStateIsInTheDiagram) {
   for (const char* path : kSeeds) {
     auto spec = Load(path);
     ASSERT_TRUE(spec);
-    std::string mermaid = MermaidBlock(EmitWorkflowDocs(*spec, "templates"));
+    std::string mermaid = MermaidBlock(EmitWorkflowDocs(*spec));
     ForEachState(*spec, [&](const State& s) {
       EXPECT_NE(mermaid.find(MermaidText(s.name)), std::string::npos)
           << path << ": " << s.name;
@@ -462,16 +464,14 @@ TEST(DocsEmitterTest, Deterministic) {
   for (const char* path : kSeeds) {
     auto spec = Load(path);
     ASSERT_TRUE(spec);
-    EXPECT_EQ(EmitWorkflowDocs(*spec, "templates"),
-              EmitWorkflowDocs(*spec, "templates"));
+    EXPECT_EQ(EmitWorkflowDocs(*spec), EmitWorkflowDocs(*spec));
     EXPECT_EQ(EmitWorkflowDot(*spec), EmitWorkflowDot(*spec));
   }
 }
 
-TEST(DocsEmitterTest, MissingTemplateThrows) {
+TEST(DocsEmitterTest, BrokenTemplateThrows) {
   auto spec = Load("specs/initialize_nova.yaml");
   ASSERT_TRUE(spec);
-  EXPECT_THROW(EmitWorkflowDocs(*spec, "no/such/dir"), std::runtime_error);
   EXPECT_THROW(RenderWorkflowDocs(*spec, "{{#open}}"), std::runtime_error);
 }
 
@@ -480,7 +480,7 @@ TEST(DocsEmitterTest, MissingTemplateThrows) {
 TEST(DocsEmitterTest, HostileTextIsEscapedInMermaid) {
   auto spec = Load(kHostilePath);
   ASSERT_TRUE(spec);
-  std::string md = EmitWorkflowDocs(*spec, "templates");
+  std::string md = EmitWorkflowDocs(*spec);
   std::vector<std::string> lines = MermaidLines(md);
   std::string mermaid = MermaidBlock(md);
 
@@ -547,7 +547,7 @@ TEST(DocsEmitterTest, HostileTextIsEscapedInMarkdown) {
   auto spec = Load(kHostilePath);
   ASSERT_TRUE(spec);
   ASSERT_GT(spec->description.size(), 5000u);
-  std::string md = EmitWorkflowDocs(*spec, "templates");
+  std::string md = EmitWorkflowDocs(*spec);
 
   // Mustache does not re-read values: {{...}} from the spec stays text.
   EXPECT_TRUE(HasLine(
@@ -686,7 +686,13 @@ void RenderWithDot(const std::string& path) {
   int status = std::system(command.c_str());
   std::string errors = ReadFile(dir / "stderr");
   EXPECT_EQ(status, 0) << errors << "\n" << EmitWorkflowDot(*spec);
-  EXPECT_EQ(errors, "") << "dot warned";
+  // Graphviz's own complaints (a bad lhead/ltail, syntax); font setup
+  // messages of a bare machine are not ours.
+  for (const auto& line : Lines(errors)) {
+    EXPECT_TRUE(line.rfind("Warning", 0) != 0 && line.rfind("Error", 0) != 0 &&
+                line.find("syntax error") == std::string::npos)
+        << line;
+  }
   std::string svg = ReadFile(svg_file);
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   std::string text = XmlDecode(svg);

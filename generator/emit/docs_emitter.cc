@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "check/backoff.h"
+#include "emit/templates.h"
 #include "model/routes.h"
 
 namespace novacat {
@@ -140,8 +141,12 @@ std::string MarkdownInline(std::string_view text) {
       start = digits + 1;
     }
   }
+  // A heading's closing `#` run would be dropped.
+  size_t closing = in.size();
+  while (closing > start && in[closing - 1] == '#') --closing;
   for (size_t i = start; i < in.size(); ++i) {
     char c = in[i];
+    if (c == '#' && i == closing) out += '\\';
     switch (c) {
       case '\\':
       case '`':
@@ -804,7 +809,7 @@ class ReadmeBuilder {
         CatchRoute route;
         route.classes = f.classes;
         failure = CatchClasses(route) + ": " + CellCode(f.next);
-        if (!f.name.empty()) failure = CellCode(f.name) + ", " + failure;
+        if (!f.name.empty()) failure += " (" + CellCode(f.name) + ")";
       }
       out.push_back(mustache::object{
           {"name", CellCode(s.name)},
@@ -910,20 +915,17 @@ class ReadmeBuilder {
   }
 
   static void FieldRows(const std::vector<Field>& fields,
-                        const std::string& prefix, bool required_applies,
-                        mustache::list& out) {
+                        const std::string& prefix, mustache::list& out) {
     for (const auto& f : fields) {
       std::string name = prefix + f.name;
-      out.push_back(mustache::object{
-          {"name", CellCode(name)},
-          {"type", TypeText(f)},
-          {"required", required_applies && f.required ? "yes" : "no"},
-          {"description", Cell(f.description)}});
-      if (f.kind == FieldKind::kObject)
-        FieldRows(f.fields, name + ".", true, out);
+      out.push_back(mustache::object{{"name", CellCode(name)},
+                                     {"type", TypeText(f)},
+                                     {"required", f.required ? "yes" : "no"},
+                                     {"description", Cell(f.description)}});
+      if (f.kind == FieldKind::kObject) FieldRows(f.fields, name + ".", out);
       if (f.kind == FieldKind::kArray && f.items &&
           f.items->kind == FieldKind::kObject)
-        FieldRows(f.items->fields, name + "[].", true, out);
+        FieldRows(f.items->fields, name + "[].", out);
     }
   }
 
@@ -950,7 +952,7 @@ class ReadmeBuilder {
       }
       if (roles.empty()) roles.push_back("Not published by this workflow.");
       mustache::list fields;
-      FieldRows(e.fields, "", true, fields);
+      FieldRows(e.fields, "", fields);
       std::string path =
           "../schemas/events/" + UrlSegment(e.name) + "/latest.json";
       mustache::object event{
@@ -1001,14 +1003,6 @@ class ReadmeBuilder {
   Diagram diagram_;
 };
 
-std::string ReadTemplate(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read template " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Sections that render empty can leave runs of blank lines; Markdown treats
 // them as one, so keep the file tidy.
 std::string SqueezeBlankLines(const std::string& text) {
@@ -1040,10 +1034,8 @@ std::string RenderWorkflowDocs(const WorkflowSpec& spec,
   return SqueezeBlankLines(text);
 }
 
-std::string EmitWorkflowDocs(const WorkflowSpec& spec,
-                             const std::string& templates_dir) {
-  return RenderWorkflowDocs(
-      spec, ReadTemplate(templates_dir + "/workflow_readme.md.mustache"));
+std::string EmitWorkflowDocs(const WorkflowSpec& spec) {
+  return RenderWorkflowDocs(spec, TemplateText("workflow_readme.md.mustache"));
 }
 
 std::string EmitWorkflowDot(const WorkflowSpec& spec) {

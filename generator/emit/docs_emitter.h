@@ -21,15 +21,13 @@
 
 namespace novacat {
 
-// generated/<workflow>/README.md text. `templates_dir` holds
-// workflow_readme.md.mustache. Throws std::runtime_error when the template
-// cannot be read or parsed. The spec must have passed the checker.
-std::string EmitWorkflowDocs(const WorkflowSpec& spec,
-                             const std::string& templates_dir);
+// generated/<workflow>/README.md text, from the compiled-in template
+// templates/workflow_readme.md.mustache. The spec must have passed the
+// checker.
+std::string EmitWorkflowDocs(const WorkflowSpec& spec);
 
-// The same page from the template's text (for a template compiled into the
-// binary, e.g. TemplateText("workflow_readme.md.mustache")). Throws
-// std::runtime_error when the template does not parse.
+// The same page from a template's text. Throws std::runtime_error when the
+// template does not parse.
 std::string RenderWorkflowDocs(const WorkflowSpec& spec,
                                std::string_view template_text);
 

@@ -6,6 +6,7 @@
 
 #include "emit/asl_emitter.h"
 #include "emit/cpp_emitter.h"
+#include "emit/docs_emitter.h"
 #include "emit/schema_emitter.h"
 
 namespace novacat {
@@ -24,6 +25,10 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
     files.Add(base + ".cpp", cpp.source, spec->workflow);
     files.Scaffold(spec->workflow + "/steps.hpp", cpp.steps_header);
     files.Scaffold(spec->workflow + "/steps.cpp", cpp.steps_source);
+    files.Add(spec->workflow + "/README.md", EmitWorkflowDocs(*spec),
+              spec->workflow);
+    files.Add(spec->workflow + "/statemachine.dot", EmitWorkflowDot(*spec),
+              spec->workflow);
     for (const auto& event : spec->events) {
       std::string schema = EmitEventSchema(*spec, event);
       const std::string path = EventSchemaPath(event, event.schema_version);
