@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "novacat/runtime/dispatch.h"
 #include "novacat/runtime/encode.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/json_reader.h"
@@ -441,27 +442,12 @@ bool IsDomainTask(std::string_view state_name) {
   return false;
 }
 
-namespace {
-
-// Parses `document` as `Record` or throws runtime::TerminalError.
-template <typename Record>
-Record ParseDocument(const nlohmann::json& document, std::string_view state) {
-  runtime::Parsed<Record> parsed = Record::FromJson(document);
-  if (!parsed.ok()) {
-    throw runtime::TerminalError("the document given to " +
-                                 std::string(state) + " is invalid:\n" +
-                                 runtime::FormatErrors(parsed.errors));
-  }
-  return std::move(*parsed.value);
-}
-
-}  // namespace
-
 nlohmann::json Dispatch(DiscoverSpectraProductsSteps& steps, std::string_view state_name,
                         const nlohmann::json& document,
                         runtime::StepContext& context) {
   if (state_name == "SummarizeDiscovery") {
-    const DiscoverSpectraProductsState input = ParseDocument<DiscoverSpectraProductsState>(document, state_name);
+    const DiscoverSpectraProductsState input =
+        runtime::ParseDocumentOrThrow<DiscoverSpectraProductsState>(document, state_name);
     [[maybe_unused]] const SummarizeDiscoveryOutput output =
         steps.SummarizeDiscovery(input, context);
     nlohmann::json result = document;
@@ -473,7 +459,8 @@ nlohmann::json Dispatch(DiscoverSpectraProductsSteps& steps, std::string_view st
     return result;
   }
   if (state_name == "QueryProviderForProducts") {
-    const DiscoverAcrossProvidersItem input = ParseDocument<DiscoverAcrossProvidersItem>(document, state_name);
+    const DiscoverAcrossProvidersItem input =
+        runtime::ParseDocumentOrThrow<DiscoverAcrossProvidersItem>(document, state_name);
     [[maybe_unused]] const QueryProviderForProductsOutput output =
         steps.QueryProviderForProducts(input, context);
     nlohmann::json result = document;
@@ -481,7 +468,8 @@ nlohmann::json Dispatch(DiscoverSpectraProductsSteps& steps, std::string_view st
     return result;
   }
   if (state_name == "NormalizeProviderProducts") {
-    const DiscoverAcrossProvidersItem input = ParseDocument<DiscoverAcrossProvidersItem>(document, state_name);
+    const DiscoverAcrossProvidersItem input =
+        runtime::ParseDocumentOrThrow<DiscoverAcrossProvidersItem>(document, state_name);
     [[maybe_unused]] const NormalizeProviderProductsOutput output =
         steps.NormalizeProviderProducts(input, context);
     nlohmann::json result = document;
@@ -489,7 +477,8 @@ nlohmann::json Dispatch(DiscoverSpectraProductsSteps& steps, std::string_view st
     return result;
   }
   if (state_name == "DeduplicateAndAssignDatasetIds") {
-    const DiscoverAcrossProvidersItem input = ParseDocument<DiscoverAcrossProvidersItem>(document, state_name);
+    const DiscoverAcrossProvidersItem input =
+        runtime::ParseDocumentOrThrow<DiscoverAcrossProvidersItem>(document, state_name);
     [[maybe_unused]] const DeduplicateAndAssignDatasetIdsOutput output =
         steps.DeduplicateAndAssignDatasetIds(input, context);
     nlohmann::json result = document;

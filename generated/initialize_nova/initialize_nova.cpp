@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "novacat/runtime/dispatch.h"
 #include "novacat/runtime/encode.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/json_reader.h"
@@ -256,27 +257,12 @@ bool IsDomainTask(std::string_view state_name) {
   return false;
 }
 
-namespace {
-
-// Parses `document` as `Record` or throws runtime::TerminalError.
-template <typename Record>
-Record ParseDocument(const nlohmann::json& document, std::string_view state) {
-  runtime::Parsed<Record> parsed = Record::FromJson(document);
-  if (!parsed.ok()) {
-    throw runtime::TerminalError("the document given to " +
-                                 std::string(state) + " is invalid:\n" +
-                                 runtime::FormatErrors(parsed.errors));
-  }
-  return std::move(*parsed.value);
-}
-
-}  // namespace
-
 nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
                         const nlohmann::json& document,
                         runtime::StepContext& context) {
   if (state_name == "NormalizeCandidateName") {
-    const InitializeNovaState input = ParseDocument<InitializeNovaState>(document, state_name);
+    const InitializeNovaState input =
+        runtime::ParseDocumentOrThrow<InitializeNovaState>(document, state_name);
     [[maybe_unused]] const NormalizeCandidateNameOutput output =
         steps.NormalizeCandidateName(input, context);
     nlohmann::json result = document;
@@ -284,7 +270,8 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
     return result;
   }
   if (state_name == "CheckExistingNovaByName") {
-    const InitializeNovaState input = ParseDocument<InitializeNovaState>(document, state_name);
+    const InitializeNovaState input =
+        runtime::ParseDocumentOrThrow<InitializeNovaState>(document, state_name);
     [[maybe_unused]] const CheckExistingNovaByNameOutput output =
         steps.CheckExistingNovaByName(input, context);
     nlohmann::json result = document;
@@ -293,7 +280,8 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
     return result;
   }
   if (state_name == "ResolveCandidateAgainstPublicArchives") {
-    const InitializeNovaState input = ParseDocument<InitializeNovaState>(document, state_name);
+    const InitializeNovaState input =
+        runtime::ParseDocumentOrThrow<InitializeNovaState>(document, state_name);
     [[maybe_unused]] const ResolveCandidateAgainstPublicArchivesOutput output =
         steps.ResolveCandidateAgainstPublicArchives(input, context);
     nlohmann::json result = document;
@@ -305,7 +293,8 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
     return result;
   }
   if (state_name == "CheckExistingNovaByCoordinates") {
-    const InitializeNovaState input = ParseDocument<InitializeNovaState>(document, state_name);
+    const InitializeNovaState input =
+        runtime::ParseDocumentOrThrow<InitializeNovaState>(document, state_name);
     [[maybe_unused]] const CheckExistingNovaByCoordinatesOutput output =
         steps.CheckExistingNovaByCoordinates(input, context);
     nlohmann::json result = document;
@@ -315,7 +304,8 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
     return result;
   }
   if (state_name == "CreateNovaId") {
-    const InitializeNovaState input = ParseDocument<InitializeNovaState>(document, state_name);
+    const InitializeNovaState input =
+        runtime::ParseDocumentOrThrow<InitializeNovaState>(document, state_name);
     [[maybe_unused]] const CreateNovaIdOutput output =
         steps.CreateNovaId(input, context);
     nlohmann::json result = document;
@@ -323,7 +313,8 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
     return result;
   }
   if (state_name == "UpsertMinimalNovaMetadata") {
-    const InitializeNovaState input = ParseDocument<InitializeNovaState>(document, state_name);
+    const InitializeNovaState input =
+        runtime::ParseDocumentOrThrow<InitializeNovaState>(document, state_name);
     [[maybe_unused]] const UpsertMinimalNovaMetadataOutput output =
         steps.UpsertMinimalNovaMetadata(input, context);
     nlohmann::json result = document;
@@ -331,7 +322,8 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
     return result;
   }
   if (state_name == "UpsertAliasForExistingNova") {
-    const InitializeNovaState input = ParseDocument<InitializeNovaState>(document, state_name);
+    const InitializeNovaState input =
+        runtime::ParseDocumentOrThrow<InitializeNovaState>(document, state_name);
     [[maybe_unused]] const UpsertAliasForExistingNovaOutput output =
         steps.UpsertAliasForExistingNova(input, context);
     nlohmann::json result = document;

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "novacat/runtime/dispatch.h"
 #include "novacat/runtime/encode.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/json_reader.h"
@@ -282,27 +283,12 @@ bool IsDomainTask(std::string_view state_name) {
   return false;
 }
 
-namespace {
-
-// Parses `document` as `Record` or throws runtime::TerminalError.
-template <typename Record>
-Record ParseDocument(const nlohmann::json& document, std::string_view state) {
-  runtime::Parsed<Record> parsed = Record::FromJson(document);
-  if (!parsed.ok()) {
-    throw runtime::TerminalError("the document given to " +
-                                 std::string(state) + " is invalid:\n" +
-                                 runtime::FormatErrors(parsed.errors));
-  }
-  return std::move(*parsed.value);
-}
-
-}  // namespace
-
 nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_name,
                         const nlohmann::json& document,
                         runtime::StepContext& context) {
   if (state_name == "FetchReferenceCandidates") {
-    const RefreshReferencesState input = ParseDocument<RefreshReferencesState>(document, state_name);
+    const RefreshReferencesState input =
+        runtime::ParseDocumentOrThrow<RefreshReferencesState>(document, state_name);
     [[maybe_unused]] const FetchReferenceCandidatesOutput output =
         steps.FetchReferenceCandidates(input, context);
     nlohmann::json result = document;
@@ -311,7 +297,8 @@ nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_na
     return result;
   }
   if (state_name == "ComputeDiscoveryDate") {
-    const RefreshReferencesState input = ParseDocument<RefreshReferencesState>(document, state_name);
+    const RefreshReferencesState input =
+        runtime::ParseDocumentOrThrow<RefreshReferencesState>(document, state_name);
     [[maybe_unused]] const ComputeDiscoveryDateOutput output =
         steps.ComputeDiscoveryDate(input, context);
     nlohmann::json result = document;
@@ -324,7 +311,8 @@ nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_na
     return result;
   }
   if (state_name == "UpsertDiscoveryDateMetadata") {
-    const RefreshReferencesState input = ParseDocument<RefreshReferencesState>(document, state_name);
+    const RefreshReferencesState input =
+        runtime::ParseDocumentOrThrow<RefreshReferencesState>(document, state_name);
     [[maybe_unused]] const UpsertDiscoveryDateMetadataOutput output =
         steps.UpsertDiscoveryDateMetadata(input, context);
     nlohmann::json result = document;
@@ -332,7 +320,8 @@ nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_na
     return result;
   }
   if (state_name == "NormalizeReference") {
-    const ReconcileReferencesItem input = ParseDocument<ReconcileReferencesItem>(document, state_name);
+    const ReconcileReferencesItem input =
+        runtime::ParseDocumentOrThrow<ReconcileReferencesItem>(document, state_name);
     [[maybe_unused]] const NormalizeReferenceOutput output =
         steps.NormalizeReference(input, context);
     nlohmann::json result = document;
@@ -343,7 +332,8 @@ nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_na
     return result;
   }
   if (state_name == "UpsertReferenceEntity") {
-    const ReconcileReferencesItem input = ParseDocument<ReconcileReferencesItem>(document, state_name);
+    const ReconcileReferencesItem input =
+        runtime::ParseDocumentOrThrow<ReconcileReferencesItem>(document, state_name);
     [[maybe_unused]] const UpsertReferenceEntityOutput output =
         steps.UpsertReferenceEntity(input, context);
     nlohmann::json result = document;
@@ -351,7 +341,8 @@ nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_na
     return result;
   }
   if (state_name == "LinkNovaReference") {
-    const ReconcileReferencesItem input = ParseDocument<ReconcileReferencesItem>(document, state_name);
+    const ReconcileReferencesItem input =
+        runtime::ParseDocumentOrThrow<ReconcileReferencesItem>(document, state_name);
     [[maybe_unused]] const LinkNovaReferenceOutput output =
         steps.LinkNovaReference(input, context);
     nlohmann::json result = document;
