@@ -7,7 +7,10 @@
 # - creates STEPS_DIR/<workflow>/steps.hpp and steps.cpp (default STEPS_DIR:
 #   <project>/workflows) the first time, and never touches them again;
 # - builds the library novacat_workflow_<workflow> from the generated code
-#   and the step logic, linked to the runtime.
+#   and the step logic, linked to the runtime;
+# - registers the workflow's tests with ctest: `workflow_<workflow>_asl`
+#   validates its generated definition with the pinned asl-validator (the
+#   generated conformance tests join it when they exist).
 # A Task added to the spec without its method in steps.hpp/steps.cpp fails
 # the build with the name of the missing method; a removed Task makes the
 # stale `override` fail.
@@ -49,4 +52,9 @@ function(novacat_add_workflow)
   target_include_directories(novacat_workflow_${W_NAME} PUBLIC
     "${out}" "${steps_dir}")
   target_link_libraries(novacat_workflow_${W_NAME} PUBLIC novacat_runtime)
+  if(NOVACAT_BUILD_TESTS)
+    add_test(NAME workflow_${W_NAME}_asl
+      COMMAND "${PROJECT_SOURCE_DIR}/tests/tools/node_modules/.bin/asl-validator"
+        --json-path "${out}/${W_NAME}/statemachine.asl.json")
+  endif()
 endfunction()
