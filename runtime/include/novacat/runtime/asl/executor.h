@@ -1,0 +1,95 @@
+// The local executor: runs an Amazon States Language definition (JSONPath
+// query language) the way Step Functions does, on one machine, with tasks
+// bound to in-process handlers and a virtual clock.
+//
+// What is tested is what is deployed: the executor reads the generated
+// statemachine.asl.json itself. Retries wait on the virtual clock, so their
+// exact schedule is recorded instantly. A definition that uses a construct
+// the executor does not implement is rejected when loaded, with the JSON
+// pointer of the construct, never half-run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace novacat::runtime::asl {
+
+// One invocation of a Task state.
+struct TaskInvocation {
+  std::string state_name;
+  std::string resource;
+  nlohmann::json input;  // the effective input: after InputPath, Parameters
+  int retry_count = 0;   // $$.State.RetryCount
+};
+
+// What a task handler returns: the function's result (for lambda:invoke the
+// executor wraps it as Lambda does: {"ExecutedVersion", "Payload",
+// "StatusCode"}) and how long the invocation took on the virtual clock.
+struct TaskOutcome {
+  nlohmann::json result;
+  double seconds = 0;
+};
+
+// Binds Task states to code. A failure is an AslError (error name = the
+// Lambda errorType, e.g. "RetryableError").
+using TaskHandler = std::function<TaskOutcome(const TaskInvocation&)>;
+
+struct HistoryEvent {
+  int64_t id = 0;
+  double timestamp = 0;  // virtual seconds since the epoch
+  std::string type;      // ExecutionStarted, StateEntered, TaskScheduled...
+  std::string state;     // the state, when the event is about one
+  nlohmann::json details = nlohmann::json::object();
+};
+
+struct RunOptions {
+  // $$.Execution.Id, $$.Execution.Name, $$.StateMachine.Id/Name.
+  std::string execution_arn =
+      "arn:aws:states:us-east-1:123456789012:execution:test:exec-1";
+  std::string execution_name = "exec-1";
+  std::string state_machine_arn =
+      "arn:aws:states:us-east-1:123456789012:stateMachine:test";
+  std::string state_machine_name = "test";
+  double start_time = 1767225600;     // 2026-01-01T00:00:00Z
+  uint64_t seed = 1;                  // FULL jitter, States.UUID, MathRandom
+  int64_t max_transitions = 1000000;  // guards against endless loops
+};
+
+struct RunResult {
+  std::string status;  // SUCCEEDED or FAILED
+  nlohmann::json output;
+  std::string error;
+  std::string cause;
+  std::vector<std::string> states;  // every state entered, in order
+  std::vector<double> waits;        // every retry wait, in order
+  std::vector<HistoryEvent> history;
+  double end_time = 0;
+};
+
+class StateMachine {
+ public:
+  // Loads `definition`; null (and `error` set to "<json pointer>: <why>")
+  // when it is invalid or uses what the executor does not support.
+  static std::unique_ptr<StateMachine> Load(const nlohmann::json& definition,
+                                            std::string* error);
+
+  RunResult Run(const nlohmann::json& input, const TaskHandler& handler,
+                const RunOptions& options = {}) const;
+
+  const nlohmann::json& definition() const { return definition_; }
+
+ private:
+  explicit StateMachine(nlohmann::json definition)
+      : definition_(std::move(definition)) {}
+  nlohmann::json definition_;
+};
+
+nlohmann::json HistoryToJson(const std::vector<HistoryEvent>& history);
+// One line per event: "12  +30.000s  TaskFailed  CheckExisting...  {...}".
+std::string FormatHistory(const std::vector<HistoryEvent>& history);
+
+}  // namespace novacat::runtime::asl

@@ -1,0 +1,33 @@
+// JSONPath as ASL (JSONPath query language) uses it: reference paths such as
+// `$.a.b[0]`, `$['key']`, `$` and, for the context object, `$$.Execution.Id`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace novacat::runtime::asl {
+
+// One step of a path: an object member or an array index.
+using PathStep = std::variant<std::string, size_t>;
+
+struct Path {
+  bool context = false;  // starts with $$ (the context object)
+  std::vector<PathStep> steps;
+};
+
+// Parses `text`; nullopt when it is not a reference path this executor
+// supports (wildcards, filters and slices are not).
+std::optional<Path> ParsePath(const std::string& text);
+
+// The value at `path` in `root`, or null when a step is missing.
+const nlohmann::json* Find(const nlohmann::json& root, const Path& path);
+
+// Sets the value at `path` inside `root`, creating objects on the way
+// (ResultPath semantics). False when a step runs into a non-object value or
+// an index (ResultPath takes member names only).
+bool Assign(nlohmann::json& root, const Path& path, nlohmann::json value);
+
+}  // namespace novacat::runtime::asl

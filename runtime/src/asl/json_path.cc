@@ -1,0 +1,86 @@
+#include "novacat/runtime/asl/json_path.h"
+
+namespace novacat::runtime::asl {
+
+std::optional<Path> ParsePath(const std::string& text) {
+  Path path;
+  size_t at = 0;
+  if (text.rfind("$$", 0) == 0) {
+    path.context = true;
+    at = 2;
+  } else if (text.rfind("$", 0) == 0) {
+    at = 1;
+  } else {
+    return std::nullopt;
+  }
+  while (at < text.size()) {
+    if (text[at] == '.') {
+      size_t start = ++at;
+      while (at < text.size() && text[at] != '.' && text[at] != '[') ++at;
+      std::string name = text.substr(start, at - start);
+      if (name.empty() || name == "*") return std::nullopt;
+      path.steps.emplace_back(name);
+    } else if (text[at] == '[') {
+      ++at;
+      if (at < text.size() && (text[at] == '\'' || text[at] == '"')) {
+        char quote = text[at++];
+        size_t end = text.find(quote, at);
+        if (end == std::string::npos || end + 1 >= text.size() ||
+            text[end + 1] != ']')
+          return std::nullopt;
+        path.steps.emplace_back(text.substr(at, end - at));
+        at = end + 2;
+      } else {
+        size_t end = text.find(']', at);
+        if (end == std::string::npos || end == at) return std::nullopt;
+        std::string digits = text.substr(at, end - at);
+        for (char c : digits)
+          if (c < '0' || c > '9') return std::nullopt;
+        path.steps.emplace_back(static_cast<size_t>(std::stoull(digits)));
+        at = end + 1;
+      }
+    } else {
+      return std::nullopt;
+    }
+  }
+  return path;
+}
+
+const nlohmann::json* Find(const nlohmann::json& root, const Path& path) {
+  const nlohmann::json* at = &root;
+  for (const auto& step : path.steps) {
+    if (const auto* name = std::get_if<std::string>(&step)) {
+      if (!at->is_object()) return nullptr;
+      auto it = at->find(*name);
+      if (it == at->end()) return nullptr;
+      at = &*it;
+    } else {
+      size_t index = std::get<size_t>(step);
+      if (!at->is_array() || index >= at->size()) return nullptr;
+      at = &(*at)[index];
+    }
+  }
+  return at;
+}
+
+bool Assign(nlohmann::json& root, const Path& path, nlohmann::json value) {
+  if (path.steps.empty()) {
+    root = std::move(value);
+    return true;
+  }
+  nlohmann::json* at = &root;
+  for (size_t i = 0; i < path.steps.size(); ++i) {
+    const auto* name = std::get_if<std::string>(&path.steps[i]);
+    if (!name) return false;
+    if (at->is_null()) *at = nlohmann::json::object();
+    if (!at->is_object()) return false;
+    if (i + 1 == path.steps.size()) {
+      (*at)[*name] = std::move(value);
+      return true;
+    }
+    at = &(*at)[*name];
+  }
+  return true;
+}
+
+}  // namespace novacat::runtime::asl
