@@ -1,0 +1,314 @@
+// The local executor: loading rejects what it does not support with a JSON
+// pointer; retries, catches, timeouts and Map follow Step Functions' rules
+// with exact schedules on the virtual clock.
+#include "novacat/runtime/asl/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "novacat/runtime/asl/asl_error.h"
+#include "novacat/runtime/json_reader.h"
+
+namespace novacat::runtime::asl {
+namespace {
+
+using nlohmann::json;
+
+std::string LoadError(const json& definition) {
+  std::string error;
+  EXPECT_EQ(StateMachine::Load(definition, &error), nullptr);
+  return error;
+}
+
+std::unique_ptr<StateMachine> MustLoad(const json& definition) {
+  std::string error;
+  auto machine = StateMachine::Load(definition, &error);
+  EXPECT_TRUE(machine) << error;
+  return machine;
+}
+
+// A handler that plays a script: per state, outcomes in order (last repeats);
+// an outcome is a result or an error name.
+struct Scripted {
+  Scripted() = default;
+  explicit Scripted(std::map<std::string, std::vector<json>> o)
+      : outcomes(std::move(o)) {}
+  std::map<std::string, std::vector<json>> outcomes;
+  std::map<std::string, int> calls;
+  TaskOutcome operator()(const TaskInvocation& call) {
+    auto& list = outcomes.at(call.state_name);
+    int n = calls[call.state_name]++;
+    const json& o = list[std::min<size_t>(n, list.size() - 1)];
+    if (o.contains("throw")) throw AslError(o["throw"], o.value("cause", ""));
+    return TaskOutcome{o.value("return", json::object()),
+                       o.value("seconds", 0.0)};
+  }
+};
+
+json Task(const json& extra) {
+  json t = {{"Type", "Task"},
+            {"Resource", "arn:aws:states:::lambda:invoke"},
+            {"End", true}};
+  t.update(extra);
+  return t;
+}
+
+TEST(ExecutorLoadTest, RejectsUnsupportedConstructsWithTheirPointer) {
+  EXPECT_EQ(LoadError({{"QueryLanguage", "JSONata"},
+                       {"StartAt", "A"},
+                       {"States", {{"A", {{"Type", "Succeed"}}}}}}),
+            "/QueryLanguage: only the JSONPath query language is supported");
+  EXPECT_EQ(LoadError({{"StartAt", "A"},
+                       {"States", {{"A", Task({{"HeartbeatSeconds", 5}})}}}}),
+            "/States/A/HeartbeatSeconds: not supported by the executor");
+  EXPECT_EQ(LoadError({{"StartAt", "M"},
+                       {"States",
+                        {{"M",
+                          {{"Type", "Map"},
+                           {"End", true},
+                           {"ItemProcessor",
+                            {{"ProcessorConfig", {{"Mode", "DISTRIBUTED"}}},
+                             {"StartAt", "X"},
+                             {"States", {{"X", {{"Type", "Succeed"}}}}}}}}}}}}),
+            "/States/M/ItemProcessor/ProcessorConfig/Mode: only INLINE Map is "
+            "supported");
+  EXPECT_EQ(LoadError({{"StartAt", "A"},
+                       {"States",
+                        {{"A",
+                          {{"Type", "Pass"},
+                           {"End", true},
+                           {"Parameters", {{"x.$", "States.Nope($.a)"}}}}}}}}),
+            "/States/A/Parameters/x.$: intrinsic function States.Nope is not "
+            "supported");
+  EXPECT_EQ(LoadError({{"StartAt", "A"},
+                       {"States", {{"A", {{"Type", "Pass"}, {"Next", "B"}}}}}}),
+            "/States/A/Next: names no state in this scope");
+  EXPECT_EQ(LoadError({{"StartAt", "A"},
+                       {"States",
+                        {{"A", Task({{"Resource",
+                                      "arn:aws:states:::lambda:invoke."
+                                      "waitForTaskToken"}})}}}}),
+            "/States/A/Resource: callback and .sync integrations are not "
+            "supported");
+}
+
+TEST(ExecutorTest, RetriesFollowTheExactScheduleThenFail) {
+  auto machine =
+      MustLoad({{"StartAt", "T"},
+                {"States",
+                 {{"T", Task({{"Retry",
+                               {{{"ErrorEquals", {"RetryableError"}},
+                                 {"IntervalSeconds", 2},
+                                 {"BackoffRate", 5},
+                                 {"MaxDelaySeconds", 30},
+                                 {"MaxAttempts", 3},
+                                 {"JitterStrategy", "NONE"}}}}})}}}});
+  Scripted script{{{"T", {{{"throw", "RetryableError"}, {"cause", "503"}}}}}};
+  RunResult r = machine->Run(json::object(), std::ref(script));
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "RetryableError");
+  EXPECT_EQ(r.cause, "503");
+  EXPECT_EQ(r.waits, (std::vector<double>{2, 10, 30}));
+  EXPECT_EQ(script.calls["T"], 4);  // 1 + MaxAttempts
+  EXPECT_DOUBLE_EQ(r.end_time - RunOptions{}.start_time, 42);
+}
+
+TEST(ExecutorTest, RetrierCountersArePerRetrierAndRetryThenSuccessContinues) {
+  auto machine = MustLoad({{"StartAt", "T"},
+                           {"States",
+                            {{"T", Task({{"Retry",
+                                          {{{"ErrorEquals", {"A"}},
+                                            {"IntervalSeconds", 1},
+                                            {"MaxAttempts", 1}},
+                                           {{"ErrorEquals", {"B"}},
+                                            {"IntervalSeconds", 3},
+                                            {"MaxAttempts", 2},
+                                            {"BackoffRate", 2}}}}})}}}});
+  Scripted script{{{"T",
+                    {{{"throw", "A"}},
+                     {{"throw", "B"}},
+                     {{"throw", "B"}},
+                     {{"return", {{"ok", true}}}}}}}};
+  RunResult r = machine->Run(json::object(), std::ref(script));
+  EXPECT_EQ(r.status, "SUCCEEDED");
+  EXPECT_EQ(r.waits, (std::vector<double>{1, 3, 6}));
+  EXPECT_EQ(r.output["Payload"], (json{{"ok", true}}));
+}
+
+TEST(ExecutorTest, StatesAllDoesNotCatchRuntimeErrorsButCatchesTaskErrors) {
+  json definition = {{"StartAt", "T"},
+                     {"States",
+                      {{"T", Task({{"OutputPath", "$.missing"},
+                                   {"End", false},
+                                   {"Next", "Done"},
+                                   {"Catch",
+                                    {{{"ErrorEquals", {"States.ALL"}},
+                                      {"ResultPath", "$.error"},
+                                      {"Next", "Handler"}}}}})},
+                       {"Handler", {{"Type", "Pass"}, {"End", true}}},
+                       {"Done", {{"Type", "Succeed"}}}}}};
+  definition["States"]["T"].erase("End");
+  auto machine = MustLoad(definition);
+  Scripted ok{{{"T", {{{"return", json::object()}}}}}};
+  RunResult runtime_error = machine->Run({{"a", 1}}, std::ref(ok));
+  EXPECT_EQ(runtime_error.status, "FAILED");
+  EXPECT_EQ(runtime_error.error, "States.Runtime");
+  Scripted failing{{{"T", {{{"throw", "TerminalError"}, {"cause", "bad"}}}}}};
+  RunResult caught = machine->Run({{"a", 1}}, std::ref(failing));
+  EXPECT_EQ(caught.status, "SUCCEEDED");
+  EXPECT_EQ(caught.states, (std::vector<std::string>{"T", "Handler"}));
+  EXPECT_EQ(caught.output,
+            (json{{"a", 1},
+                  {"error", {{"Error", "TerminalError"}, {"Cause", "bad"}}}}));
+}
+
+TEST(ExecutorTest, TimeoutIsNotATaskFailedAndIsRetriedWhenNamed) {
+  json definition = {
+      {"StartAt", "T"},
+      {"States",
+       {{"T",
+         Task({{"TimeoutSeconds", 10},
+               {"Retry",
+                {{{"ErrorEquals", {"States.TaskFailed"}}, {"MaxAttempts", 5}},
+                 {{"ErrorEquals", {"States.Timeout"}},
+                  {"IntervalSeconds", 2},
+                  {"MaxAttempts", 1}}}}})}}}};
+  auto machine = MustLoad(definition);
+  Scripted slow{{{"T",
+                  {{{"return", json::object()}, {"seconds", 11}},
+                   {{"return", {{"v", 1}}}, {"seconds", 3}}}}}};
+  RunResult r = machine->Run(json::object(), std::ref(slow));
+  EXPECT_EQ(r.status, "SUCCEEDED");
+  EXPECT_EQ(r.waits, std::vector<double>{2});
+  EXPECT_DOUBLE_EQ(r.end_time - RunOptions{}.start_time, 10 + 2 + 3);
+}
+
+TEST(ExecutorTest, MapRunsItemsInOrderWithTheirContext) {
+  auto machine = MustLoad(
+      {{"StartAt", "M"},
+       {"States",
+        {{"M",
+          {{"Type", "Map"},
+           {"ItemsPath", "$.items"},
+           {"ItemSelector",
+            {{"index.$", "$$.Map.Item.Index"},
+             {"value.$", "$$.Map.Item.Value"},
+             {"tag.$", "$.tag"}}},
+           {"MaxConcurrency", 1},
+           {"ItemProcessor",
+            {{"ProcessorConfig", {{"Mode", "INLINE"}}},
+             {"StartAt", "Item"},
+             {"States", {{"Item", {{"Type", "Pass"}, {"End", true}}}}}}},
+           {"ResultPath", "$.results"},
+           {"End", true}}}}}});
+  Scripted none;
+  RunResult r =
+      machine->Run({{"items", {"a", "b"}}, {"tag", "t"}}, std::ref(none));
+  EXPECT_EQ(r.status, "SUCCEEDED");
+  EXPECT_EQ(r.states, (std::vector<std::string>{"M", "Item", "Item"}));
+  EXPECT_EQ(r.output["results"],
+            json::parse(R"([{"index":0,"value":"a","tag":"t"},
+                            {"index":1,"value":"b","tag":"t"}])"));
+}
+
+TEST(ExecutorTest, NullAndAbsentPathsDiffer) {
+  auto machine = MustLoad(
+      {{"StartAt", "A"},
+       {"States",
+        {{"A",
+          {{"Type", "Pass"},
+           {"Result", "r"},
+           {"ResultPath", nullptr},
+           {"Next", "B"}}},
+         {"B",
+          {{"Type", "Pass"},
+           {"Result", "r"},
+           {"ResultPath", "$.x"},
+           {"Next", "C"}}},
+         {"C", {{"Type", "Pass"}, {"OutputPath", nullptr}, {"End", true}}}}}});
+  Scripted none;
+  RunResult r = machine->Run({{"k", 1}}, std::ref(none));
+  EXPECT_EQ(r.output, json::object());
+  EXPECT_EQ(r.history[2].details["output"], (json{{"k", 1}}));  // A exited
+  EXPECT_EQ(r.history[4].details["output"], (json{{"k", 1}, {"x", "r"}}));
+}
+
+TEST(ExecutorTest, CorrelationIdPassMergesAUuidDeterministically) {
+  auto machine = MustLoad(
+      {{"StartAt", "G"},
+       {"States",
+        {{"G",
+          {{"Type", "Pass"},
+           {"Parameters",
+            {{"merged.$",
+              "States.JsonMerge($, States.StringToJson(States.Format("
+              "'\\{\"correlation_id\":\"{}\"\\}', States.UUID())), false)"}}},
+           {"OutputPath", "$.merged"},
+           {"End", true}}}}}});
+  Scripted none;
+  RunResult a = machine->Run({{"k", 1}}, std::ref(none));
+  RunResult b = machine->Run({{"k", 1}}, std::ref(none));
+  ASSERT_EQ(a.status, "SUCCEEDED") << a.cause;
+  EXPECT_EQ(a.output["k"], 1);
+  const std::string id = a.output["correlation_id"];
+  EXPECT_TRUE(runtime::IsUuid(id));
+  EXPECT_EQ(id[14], '4');         // version 4
+  EXPECT_EQ(a.output, b.output);  // same seed, same id
+}
+
+TEST(ExecutorTest, FullJitterIsSeededAndBounded) {
+  auto machine =
+      MustLoad({{"StartAt", "T"},
+                {"States",
+                 {{"T", Task({{"Retry",
+                               {{{"ErrorEquals", {"States.ALL"}},
+                                 {"IntervalSeconds", 10},
+                                 {"MaxAttempts", 3},
+                                 {"JitterStrategy", "FULL"}}}}})}}}});
+  Scripted failing{{{"T", {{{"throw", "X"}}}}}};
+  RunResult a = machine->Run(json::object(), std::ref(failing));
+  Scripted failing_again{{{"T", {{{"throw", "X"}}}}}};
+  RunResult b = machine->Run(json::object(), std::ref(failing_again));
+  ASSERT_EQ(a.waits.size(), 3u);
+  EXPECT_EQ(a.waits, b.waits);
+  const double caps[] = {10, 20, 40};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_GE(a.waits[i], 0);
+    EXPECT_LE(a.waits[i], caps[i]);
+  }
+}
+
+TEST(ExecutorTest, ChoiceWithoutMatchFailsWithNoChoiceMatched) {
+  auto machine = MustLoad(
+      {{"StartAt", "C"},
+       {"States",
+        {{"C",
+          {{"Type", "Choice"},
+           {"Choices",
+            {{{"Variable", "$.n"}, {"NumericEquals", 1}, {"Next", "D"}}}}}},
+         {"D", {{"Type", "Succeed"}}}}}});
+  Scripted none;
+  EXPECT_EQ(machine->Run({{"n", "1"}}, std::ref(none)).error,
+            "States.NoChoiceMatched");  // a string never equals a number
+  EXPECT_EQ(machine->Run({{"n", 1}}, std::ref(none)).status, "SUCCEEDED");
+  EXPECT_EQ(machine->Run(json::object(), std::ref(none)).error,
+            "States.Runtime");  // a missing Variable is a runtime error
+}
+
+TEST(ExecutorTest, HistoryIsPrintable) {
+  auto machine =
+      MustLoad({{"StartAt", "F"},
+                {"States",
+                 {{"F", {{"Type", "Fail"}, {"Error", "E"}, {"Cause", "c"}}}}}});
+  Scripted none;
+  RunResult r = machine->Run(json::object(), std::ref(none));
+  EXPECT_EQ(FormatHistory(r.history),
+            "   1  +    0.000s  ExecutionStarted         {\"input\":{}}\n"
+            "   2  +    0.000s  StateEntered           F  {\"input\":{}}\n"
+            "   3  +    0.000s  ExecutionFailed          "
+            "{\"cause\":\"c\",\"error\":\"E\"}\n");
+}
+
+}  // namespace
+}  // namespace novacat::runtime::asl
