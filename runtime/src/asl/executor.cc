@@ -435,8 +435,7 @@ class Run {
     Json context = {{"Execution",
                      {{"Id", options_.execution_arn},
                       {"Name", options_.execution_name},
-                      {"StartTime", IsoTime(options_.start_time)},
-                      {"Input", execution_input_}}},
+                      {"StartTime", IsoTime(options_.start_time)}}},
                     {"StateMachine",
                      {{"Id", options_.state_machine_arn},
                       {"Name", options_.state_machine_name}}},
@@ -450,15 +449,37 @@ class Run {
     return context;
   }
 
+  // $$.Execution.Input is not copied into every context object (each step
+  // would then cost the size of the execution input); it is looked up here,
+  // or added for the rare intrinsic that reads it.
+  const Json* FindInContext(const Path& path, const Json& context) const {
+    const auto* first = path.steps.size() >= 2
+                            ? std::get_if<std::string>(&path.steps[0])
+                            : nullptr;
+    const auto* second =
+        first ? std::get_if<std::string>(&path.steps[1]) : nullptr;
+    if (second && *first == "Execution" && *second == "Input") {
+      Path rest{false, {path.steps.begin() + 2, path.steps.end()}};
+      return Find(execution_input_, rest);
+    }
+    return Find(context, path);
+  }
+
   Json Resolve(const std::string& text, const Json& input, const Json& context,
                const char* error) {
     if (IsIntrinsic(text)) {
       std::function<uint64_t()> random = [this] { return rng_(); };
+      if (text.find("$$.Execution.Input") != std::string::npos) {
+        Json full = context;
+        full["Execution"]["Input"] = execution_input_;
+        return EvaluateIntrinsic(text, input, full, random);
+      }
       return EvaluateIntrinsic(text, input, context, random);
     }
     std::optional<Path> path = ParsePath(text);
-    const Json* value =
-        path ? Find(path->context ? context : input, *path) : nullptr;
+    const Json* value = !path           ? nullptr
+                        : path->context ? FindInContext(*path, context)
+                                        : Find(input, *path);
     if (!value)
       throw AslError(
           error, "The JSONPath '" + text + "' could not be found in the input");
@@ -819,7 +840,8 @@ class Run {
     if (rule.contains("Not")) return !Evaluate(rule["Not"], input, context);
     const std::string variable = rule["Variable"];
     std::optional<Path> path = ParsePath(variable);
-    const Json* value = Find(path->context ? context : input, *path);
+    const Json* value =
+        path->context ? FindInContext(*path, context) : Find(input, *path);
     if (rule.contains("IsPresent"))
       return (value != nullptr) == rule["IsPresent"].get<bool>();
     if (!value)

@@ -1,0 +1,127 @@
+// The local executor's speed: the initialize_nova happy path with no-op
+// scripted handlers (compared with aws-local-stepfunctions by
+// scripts/bench.sh), and the cost per state transition as definitions grow
+// (chains of 10, 100, 1,000 Pass states; a Map over 10,000 items), which
+// must stay flat. Peak RSS is reported as the "peak_rss_kib" counter.
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "novacat/runtime/asl/executor.h"
+
+namespace {
+
+using nlohmann::json;
+using novacat::runtime::asl::RunResult;
+using novacat::runtime::asl::StateMachine;
+using novacat::runtime::asl::TaskInvocation;
+using novacat::runtime::asl::TaskOutcome;
+
+long PeakRssKib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return 0;
+}
+
+std::unique_ptr<StateMachine> Load(const json& definition) {
+  std::string error;
+  auto machine = StateMachine::Load(definition, &error);
+  if (!machine) throw std::runtime_error(error);
+  return machine;
+}
+
+// The happy path that ends EXISTS_AND_LAUNCHED: every task returns the
+// state document with the fields its Choice needs.
+void BM_InitializeNovaHappyPath(benchmark::State& state) {
+  std::ifstream in("generated/initialize_nova/statemachine.asl.json");
+  auto machine = Load(json::parse(in));
+  const json document = {
+      {"candidate_name", "V1500 Cyg"},
+      {"correlation_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c"},
+      {"job_run_id", "j"},
+      {"exists_in_db", true},
+      {"nova_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6d"}};
+  auto handler = [&](const TaskInvocation&) {
+    return TaskOutcome{document, 0};
+  };
+  size_t transitions = 0;
+  for (auto _ : state) {
+    RunResult r = machine->Run({{"candidate_name", "V1500 Cyg"}}, handler);
+    if (r.status != "SUCCEEDED") state.SkipWithError(r.cause.c_str());
+    transitions = r.states.size();
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["states_per_run"] = static_cast<double>(transitions);
+  state.counters["peak_rss_kib"] = static_cast<double>(PeakRssKib());
+}
+BENCHMARK(BM_InitializeNovaHappyPath);
+
+// "S<i>" (built with append: GCC 12 misreports `"S" + to_string(i)` under
+// -O2 as -Wrestrict).
+std::string StateName(int i) {
+  std::string name = "S";
+  name.append(std::to_string(i));
+  return name;
+}
+
+void BM_PassChain(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  json states = json::object();
+  for (int i = 0; i < n; ++i) {
+    json s = {{"Type", "Pass"}, {"Result", i}, {"ResultPath", "$.last"}};
+    if (i + 1 < n) {
+      s["Next"] = StateName(i + 1);
+    } else {
+      s["End"] = true;
+    }
+    states[StateName(i)] = s;
+  }
+  auto machine = Load({{"StartAt", "S0"}, {"States", states}});
+  auto handler = [](const TaskInvocation&) { return TaskOutcome{}; };
+  for (auto _ : state) {
+    RunResult r = machine->Run({{"k", 1}}, handler);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * n);  // transitions per second
+}
+BENCHMARK(BM_PassChain)->Arg(10)->Arg(100)->Arg(1000);
+
+void BM_MapItems(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  json items = json::array();
+  for (int i = 0; i < n; ++i) items.push_back(i);
+  auto machine =
+      Load({{"StartAt", "M"},
+            {"States",
+             {{"M",
+               {{"Type", "Map"},
+                {"ItemsPath", "$.items"},
+                {"ItemSelector", {{"value.$", "$$.Map.Item.Value"}}},
+                {"ItemProcessor",
+                 {{"StartAt", "P"},
+                  {"States", {{"P", {{"Type", "Pass"}, {"End", true}}}}}}},
+                {"ResultPath", "$.results"},
+                {"End", true}}}}}});
+  auto handler = [](const TaskInvocation&) { return TaskOutcome{}; };
+  for (auto _ : state) {
+    RunResult r = machine->Run({{"items", items}}, handler);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * (n + 1));
+}
+BENCHMARK(BM_MapItems)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
