@@ -14,7 +14,7 @@
 
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 using novacat::runtime::asl::RunResult;
 using novacat::runtime::asl::StateMachine;
 using novacat::runtime::asl::TaskInvocation;

@@ -13,7 +13,7 @@
 namespace novacat::runtime::asl {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 std::string LoadError(const json& definition) {
   std::string error;

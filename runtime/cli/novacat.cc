@@ -19,7 +19,7 @@
 
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 using novacat::runtime::asl::AslError;
 
 constexpr int kExitInvalid = 2;

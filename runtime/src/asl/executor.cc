@@ -15,7 +15,7 @@ namespace novacat::runtime::asl {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 constexpr const char* kLambdaInvoke = "arn:aws:states:::lambda:invoke";
 
@@ -308,7 +308,7 @@ class Validator {
         {"Choice", {"Choices", "Default"}},
         {"Wait", {"Seconds", "SecondsPath", "Timestamp", "TimestampPath"}},
         {"Succeed", {}},
-        {"Fail", {"Error", "Cause"}},
+        {"Fail", {"Error", "Cause", "ErrorPath", "CausePath"}},
         {"Parallel",
          {"Branches", "Parameters", "ResultSelector", "ResultPath", "Retry",
           "Catch"}},
@@ -338,7 +338,9 @@ class Validator {
         !PathField(state, "ResultPath", at, true) ||
         !PathField(state, "ItemsPath", at, false) ||
         !PathField(state, "SecondsPath", at, false) ||
-        !PathField(state, "TimestampPath", at, false))
+        !PathField(state, "TimestampPath", at, false) ||
+        !PathField(state, "ErrorPath", at, false) ||
+        !PathField(state, "CausePath", at, false))
       return false;
     for (const char* t : {"Parameters", "ResultSelector", "ItemSelector"})
       if (state.contains(t) && !Template(state[t], Pointer(at, t)))
@@ -492,9 +494,10 @@ class Run {
       for (auto it = t.begin(); it != t.end(); ++it) {
         const std::string& key = it.key();
         if (key.size() > 2 && key.compare(key.size() - 2, 2, ".$") == 0) {
+          // AWS fails the execution with States.Runtime (not catchable)
+          // when a payload template path matches nothing.
           out[key.substr(0, key.size() - 2)] =
-              Resolve(it->get<std::string>(), input, context,
-                      "States.ParameterPathFailure");
+              Resolve(it->get<std::string>(), input, context, "States.Runtime");
         } else {
           out[key] = Template(*it, input, context);
         }
@@ -660,7 +663,18 @@ class Run {
                             "OutputPath");
     }
     if (type == "Fail") {
-      throw AslError(state.value("Error", ""), state.value("Cause", ""));
+      std::string error = state.value("Error", ""),
+                  cause = state.value("Cause", "");
+      for (const char* key : {"ErrorPath", "CausePath"}) {
+        if (!state.contains(key)) continue;
+        Json v = Resolve(state[key], input, context, "States.Runtime");
+        if (!v.is_string())
+          throw AslError("States.Runtime",
+                         std::string(key) + " must select a string");
+        (std::string(key) == "ErrorPath" ? error : cause) =
+            v.get<std::string>();
+      }
+      throw AslError(error, cause);
     }
     if (type == "Wait") {
       Json effective = ApplyInputPath(state, input, "InputPath");
@@ -912,7 +926,7 @@ class Run {
 }  // namespace
 
 std::unique_ptr<StateMachine> StateMachine::Load(
-    const nlohmann::json& definition, std::string* error) {
+    const nlohmann::ordered_json& definition, std::string* error) {
   Validator validator;
   if (!validator.Machine(definition, "")) {
     if (error) *error = validator.error();
@@ -921,7 +935,7 @@ std::unique_ptr<StateMachine> StateMachine::Load(
   return std::unique_ptr<StateMachine>(new StateMachine(definition));
 }
 
-RunResult StateMachine::Run(const nlohmann::json& input,
+RunResult StateMachine::Run(const nlohmann::ordered_json& input,
                             const TaskHandler& handler,
                             const RunOptions& options) const {
   RunResult result;
@@ -942,7 +956,7 @@ RunResult StateMachine::Run(const nlohmann::json& input,
   return result;
 }
 
-nlohmann::json HistoryToJson(const std::vector<HistoryEvent>& history) {
+nlohmann::ordered_json HistoryToJson(const std::vector<HistoryEvent>& history) {
   Json out = Json::array();
   for (const auto& e : history) {
     Json event = {

@@ -13,7 +13,7 @@ namespace novacat::runtime::asl {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 [[noreturn]] void Fail(const std::string& cause) {
   throw AslError("States.IntrinsicFailure", cause);
@@ -378,10 +378,10 @@ bool IsSupportedIntrinsic(const std::string& name) {
   return Supported().count(name) > 0;
 }
 
-nlohmann::json EvaluateIntrinsic(const std::string& text,
-                                 const nlohmann::json& input,
-                                 const nlohmann::json& context,
-                                 const std::function<uint64_t()>& random) {
+nlohmann::ordered_json EvaluateIntrinsic(
+    const std::string& text, const nlohmann::ordered_json& input,
+    const nlohmann::ordered_json& context,
+    const std::function<uint64_t()>& random) {
   return Parser(text, input, context, random).Run();
 }
 

@@ -46,8 +46,9 @@ std::optional<Path> ParsePath(const std::string& text) {
   return path;
 }
 
-const nlohmann::json* Find(const nlohmann::json& root, const Path& path) {
-  const nlohmann::json* at = &root;
+const nlohmann::ordered_json* Find(const nlohmann::ordered_json& root,
+                                   const Path& path) {
+  const nlohmann::ordered_json* at = &root;
   for (const auto& step : path.steps) {
     if (const auto* name = std::get_if<std::string>(&step)) {
       if (!at->is_object()) return nullptr;
@@ -63,16 +64,17 @@ const nlohmann::json* Find(const nlohmann::json& root, const Path& path) {
   return at;
 }
 
-bool Assign(nlohmann::json& root, const Path& path, nlohmann::json value) {
+bool Assign(nlohmann::ordered_json& root, const Path& path,
+            nlohmann::ordered_json value) {
   if (path.steps.empty()) {
     root = std::move(value);
     return true;
   }
-  nlohmann::json* at = &root;
+  nlohmann::ordered_json* at = &root;
   for (size_t i = 0; i < path.steps.size(); ++i) {
     const auto* name = std::get_if<std::string>(&path.steps[i]);
     if (!name) return false;
-    if (at->is_null()) *at = nlohmann::json::object();
+    if (at->is_null()) *at = nlohmann::ordered_json::object();
     if (!at->is_object()) return false;
     if (i + 1 == path.steps.size()) {
       (*at)[*name] = std::move(value);

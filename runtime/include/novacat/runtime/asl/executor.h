@@ -6,7 +6,9 @@
 // statemachine.asl.json itself. Retries wait on the virtual clock, so their
 // exact schedule is recorded instantly. A definition that uses a construct
 // the executor does not implement is rejected when loaded, with the JSON
-// pointer of the construct, never half-run.
+// pointer of the construct, never half-run. Documents are ordered JSON:
+// objects keep their members in document order, as Step Functions does
+// (States.JsonToString output depends on it).
 #pragma once
 
 #include <cstdint>
@@ -22,15 +24,16 @@ namespace novacat::runtime::asl {
 struct TaskInvocation {
   std::string state_name;
   std::string resource;
-  nlohmann::json input;  // the effective input: after InputPath, Parameters
-  int retry_count = 0;   // $$.State.RetryCount
+  nlohmann::ordered_json
+      input;            // the effective input: after InputPath, Parameters
+  int retry_count = 0;  // $$.State.RetryCount
 };
 
 // What a task handler returns: the function's result (for lambda:invoke the
 // executor wraps it as Lambda does: {"ExecutedVersion", "Payload",
 // "StatusCode"}) and how long the invocation took on the virtual clock.
 struct TaskOutcome {
-  nlohmann::json result;
+  nlohmann::ordered_json result;
   double seconds = 0;
 };
 
@@ -43,7 +46,7 @@ struct HistoryEvent {
   double timestamp = 0;  // virtual seconds since the epoch
   std::string type;      // ExecutionStarted, StateEntered, TaskScheduled...
   std::string state;     // the state, when the event is about one
-  nlohmann::json details = nlohmann::json::object();
+  nlohmann::ordered_json details = nlohmann::ordered_json::object();
 };
 
 struct RunOptions {
@@ -61,7 +64,7 @@ struct RunOptions {
 
 struct RunResult {
   std::string status;  // SUCCEEDED or FAILED
-  nlohmann::json output;
+  nlohmann::ordered_json output;
   std::string error;
   std::string cause;
   std::vector<std::string> states;  // every state entered, in order
@@ -74,21 +77,21 @@ class StateMachine {
  public:
   // Loads `definition`; null (and `error` set to "<json pointer>: <why>")
   // when it is invalid or uses what the executor does not support.
-  static std::unique_ptr<StateMachine> Load(const nlohmann::json& definition,
-                                            std::string* error);
+  static std::unique_ptr<StateMachine> Load(
+      const nlohmann::ordered_json& definition, std::string* error);
 
-  RunResult Run(const nlohmann::json& input, const TaskHandler& handler,
+  RunResult Run(const nlohmann::ordered_json& input, const TaskHandler& handler,
                 const RunOptions& options = {}) const;
 
-  const nlohmann::json& definition() const { return definition_; }
+  const nlohmann::ordered_json& definition() const { return definition_; }
 
  private:
-  explicit StateMachine(nlohmann::json definition)
+  explicit StateMachine(nlohmann::ordered_json definition)
       : definition_(std::move(definition)) {}
-  nlohmann::json definition_;
+  nlohmann::ordered_json definition_;
 };
 
-nlohmann::json HistoryToJson(const std::vector<HistoryEvent>& history);
+nlohmann::ordered_json HistoryToJson(const std::vector<HistoryEvent>& history);
 // One line per event: "12  +30.000s  TaskFailed  CheckExisting...  {...}".
 std::string FormatHistory(const std::vector<HistoryEvent>& history);
 

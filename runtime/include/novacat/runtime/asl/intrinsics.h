@@ -16,10 +16,10 @@ bool IsIntrinsic(const std::string& text);
 // `random` supplies 64-bit values for States.UUID and States.MathRandom, so
 // runs are reproducible. Throws AslError States.IntrinsicFailure on a
 // malformed call or bad arguments.
-nlohmann::json EvaluateIntrinsic(const std::string& text,
-                                 const nlohmann::json& input,
-                                 const nlohmann::json& context,
-                                 const std::function<uint64_t()>& random);
+nlohmann::ordered_json EvaluateIntrinsic(
+    const std::string& text, const nlohmann::ordered_json& input,
+    const nlohmann::ordered_json& context,
+    const std::function<uint64_t()>& random);
 
 // Whether the named function is one this executor implements.
 bool IsSupportedIntrinsic(const std::string& name);

@@ -23,11 +23,13 @@ struct Path {
 std::optional<Path> ParsePath(const std::string& text);
 
 // The value at `path` in `root`, or null when a step is missing.
-const nlohmann::json* Find(const nlohmann::json& root, const Path& path);
+const nlohmann::ordered_json* Find(const nlohmann::ordered_json& root,
+                                   const Path& path);
 
 // Sets the value at `path` inside `root`, creating objects on the way
 // (ResultPath semantics). False when a step runs into a non-object value or
 // an index (ResultPath takes member names only).
-bool Assign(nlohmann::json& root, const Path& path, nlohmann::json value);
+bool Assign(nlohmann::ordered_json& root, const Path& path,
+            nlohmann::ordered_json value);
 
 }  // namespace novacat::runtime::asl
