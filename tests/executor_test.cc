@@ -307,7 +307,7 @@ TEST(ExecutorTest, HistoryIsPrintable) {
             "   1  +    0.000s  ExecutionStarted         {\"input\":{}}\n"
             "   2  +    0.000s  StateEntered           F  {\"input\":{}}\n"
             "   3  +    0.000s  ExecutionFailed          "
-            "{\"cause\":\"c\",\"error\":\"E\"}\n");
+            "{\"error\":\"E\",\"cause\":\"c\"}\n");
 }
 
 }  // namespace
