@@ -52,7 +52,10 @@ void BM_InitializeNovaHappyPath(benchmark::State& state) {
   };
   size_t transitions = 0;
   for (auto _ : state) {
-    RunResult r = machine->Run({{"candidate_name", "V1500 Cyg"}}, handler);
+    RunResult r = machine->Run(
+        {{"candidate_name", "V1500 Cyg"},
+         {"correlation_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c"}},
+        handler);
     if (r.status != "SUCCEEDED") state.SkipWithError(r.cause.c_str());
     transitions = r.states.size();
     benchmark::DoNotOptimize(r);

@@ -31,3 +31,27 @@ awk -v c="$check_ns" -v v="$validator_ns" -v n="$runs" 'BEGIN {
   printf "ratio (asl-validator / novacat-gen --check): %.1fx\n", v / c
 }'
 build/release/generation_bench --benchmark_min_time=1
+
+# 3. The executor: initialize_nova's happy path with no-op handlers, ours
+#    against aws-local-stepfunctions (same definition, same documents), and
+#    the cost per transition as definitions grow.
+document=$(mktemp)
+trap 'rm -f "$document"' EXIT
+cat >"$document" <<'JSON'
+{"candidate_name": "V1500 Cyg", "correlation_id": "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c",
+ "job_run_id": "j", "exists_in_db": true, "nova_id": "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6d"}
+JSON
+ours=$(build/release/executor_bench --benchmark_filter=InitializeNova \
+  --benchmark_min_time=3 --benchmark_format=json)
+theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
+  ../../generated/initialize_nova/statemachine.asl.json "$document" 3)
+python3 - "$ours" "$theirs" <<'PY'
+import json, sys
+ours = json.loads(sys.argv[1])["benchmarks"][0]
+theirs = json.loads(sys.argv[2])
+print(f"initialize_nova happy path: novacat {ours['items_per_second']:.0f} executions/s, "
+      f"peak RSS {ours['peak_rss_kib']/1024:.1f} MiB; aws-local-stepfunctions "
+      f"{theirs['per_second']:.0f} executions/s, peak RSS {theirs['peak_rss_kib']/1024:.1f} MiB; "
+      f"ratio {ours['items_per_second']/theirs['per_second']:.2f}x")
+PY
+build/release/executor_bench --benchmark_filter='PassChain|MapItems' --benchmark_min_time=1
