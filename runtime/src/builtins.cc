@@ -198,8 +198,8 @@ ErrorSummary SummarizeException(const std::exception& error,
   return summary;
 }
 
-ErrorSummary SummarizeCaughtError(const json& error,
-                                  const std::vector<std::string>& also_retryable) {
+ErrorSummary SummarizeCaughtError(
+    const json& error, const std::vector<std::string>& also_retryable) {
   ErrorSummary summary;
   if (!error.is_object()) {
     summary.error_name = "Unknown";
@@ -220,10 +220,11 @@ ErrorSummary SummarizeCaughtError(const json& error,
     if (const std::string* message = StringMember(parsed, "errorMessage"))
       summary.message = *message;
   }
-  summary.classification = ClassifyErrorName(summary.error_name, also_retryable);
-  summary.fingerprint = ErrorFingerprint(
-      summary.classification, "",
-      FingerprintCause(summary.error_name, summary.message));
+  summary.classification =
+      ClassifyErrorName(summary.error_name, also_retryable);
+  summary.fingerprint =
+      ErrorFingerprint(summary.classification, "",
+                       FingerprintCause(summary.error_name, summary.message));
   return summary;
 }
 
@@ -346,11 +347,11 @@ json PublishEvent(const json& state, BuiltinContext& ctx,
       throw TerminalError("PublishEvent: " + wf.workflow_name +
                           " does not know event '" + spec.event + "'");
     if (errors->empty()) continue;
-    problems += spec.for_each ? "event " + spec.event + "[" +
-                                    std::to_string(i) + "] (" +
-                                    spec.for_each->as + " = " +
-                                    events[i][spec.for_each->as].dump() + "):\n"
-                              : "";
+    problems += spec.for_each
+                    ? "event " + spec.event + "[" + std::to_string(i) + "] (" +
+                          spec.for_each->as + " = " +
+                          events[i][spec.for_each->as].dump() + "):\n"
+                    : "";
     problems += FormatErrors(*errors);
   }
   if (!problems.empty())
@@ -404,10 +405,10 @@ json FinalizeJobRunQuarantined(const json& state, BuiltinContext& ctx) {
   std::string job_run_id =
       RequireString(out, "job_run_id", "FinalizeJobRunQuarantined");
   const std::string* fingerprint = StringMember(out, "error_fingerprint");
-  std::string fp = fingerprint
-                       ? *fingerprint
-                       : ResolveQuarantine(out, ctx, "FinalizeJobRunQuarantined")
-                             .fingerprint;
+  std::string fp =
+      fingerprint ? *fingerprint
+                  : ResolveQuarantine(out, ctx, "FinalizeJobRunQuarantined")
+                        .fingerprint;
   JobRunUpdate update;
   update.job_run_id = job_run_id;
   update.nova_id = RunNovaId(out, ctx.workflow);
@@ -570,8 +571,8 @@ json AttemptRecorder::Run(const StepContext& context, const json& document,
     const std::string* correlation_id = StringMember(*from, "correlation_id");
     attempt.correlation_id = !context.correlation_id.empty()
                                  ? context.correlation_id
-                                 : correlation_id ? *correlation_id
-                                                  : std::string();
+                             : correlation_id ? *correlation_id
+                                              : std::string();
     attempt.started_at = started_at;
     attempt.ended_at = FormatTimestamp(now_());
     attempt.dedupe_key = dedupe_key;
@@ -598,8 +599,8 @@ json AttemptRecorder::Run(const StepContext& context, const json& document,
   }
   if (std::optional<Attempt> attempt = make(result)) {
     attempt->status = AttemptStatus::kSucceeded;
-    auto quarantined = result.is_object() ? result.find("quarantined")
-                                          : result.end();
+    auto quarantined =
+        result.is_object() ? result.find("quarantined") : result.end();
     if (quarantined != result.end() && *quarantined == true) {
       auto summary = result.find("error_summary");
       if (summary != result.end())

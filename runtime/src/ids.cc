@@ -100,7 +100,8 @@ std::string NewUuidV4(Random& random) {
     bytes[8 + i] = static_cast<unsigned char>(low >> (56 - 8 * i));
   }
   bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0F) | 0x40);  // version 4
-  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3F) | 0x80);  // variant 10
+  bytes[8] =
+      static_cast<unsigned char>((bytes[8] & 0x3F) | 0x80);  // variant 10
   static const char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(36);
@@ -115,8 +116,8 @@ std::string NewUuidV4(Random& random) {
 bool IsUuidV4(std::string_view text) {
   if (!IsUuid(text) || text[14] != '4') return false;
   char variant = text[19];
-  return variant == '8' || variant == '9' || variant == 'a' ||
-         variant == 'b' || variant == 'A' || variant == 'B';
+  return variant == '8' || variant == '9' || variant == 'a' || variant == 'b' ||
+         variant == 'A' || variant == 'B';
 }
 
 std::string FormatTimestamp(int64_t epoch_seconds) {
@@ -125,13 +126,12 @@ std::string FormatTimestamp(int64_t epoch_seconds) {
   int64_t second_of_day = epoch_seconds - days * 86400;
   year_month_day date{sys_days{std::chrono::days{days}}};
   char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02dZ",
-                static_cast<int>(date.year()),
-                static_cast<unsigned>(date.month()),
-                static_cast<unsigned>(date.day()),
-                static_cast<int>(second_of_day / 3600),
-                static_cast<int>(second_of_day / 60 % 60),
-                static_cast<int>(second_of_day % 60));
+  std::snprintf(
+      buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02dZ",
+      static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
+      static_cast<unsigned>(date.day()), static_cast<int>(second_of_day / 3600),
+      static_cast<int>(second_of_day / 60 % 60),
+      static_cast<int>(second_of_day % 60));
   return buffer;
 }
 
@@ -174,8 +174,8 @@ std::string NormalizeCause(std::string_view cause) {
       while (i < cause.size() && IsAlnum(cause[i])) ++i;
       NormalizeToken(cause.substr(start, i - start), out);
       // A decimal fraction belongs to the number before it: 2.5 -> <n>.
-      while (out.ends_with("<n>") && i + 1 < cause.size() &&
-             cause[i] == '.' && IsDecimalDigit(cause[i + 1])) {
+      while (out.ends_with("<n>") && i + 1 < cause.size() && cause[i] == '.' &&
+             IsDecimalDigit(cause[i + 1])) {
         ++i;
         while (i < cause.size() && IsDecimalDigit(cause[i])) ++i;
       }

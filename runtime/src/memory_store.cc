@@ -170,7 +170,8 @@ bool MemoryStore::CompleteLock(const std::string& key, const std::string& owner,
   return true;
 }
 
-bool MemoryStore::ReleaseLock(const std::string& key, const std::string& owner) {
+bool MemoryStore::ReleaseLock(const std::string& key,
+                              const std::string& owner) {
   ItemKey item_key = LockKey(key);
   std::lock_guard<std::mutex> lock(mutex_);
   auto partition = table_.find(item_key.pk);

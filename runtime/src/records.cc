@@ -176,8 +176,7 @@ Parsed<Attempt> AttemptFromItem(const nlohmann::json& item) {
                              Rules{}.Required().OneOf({"SUCCEEDED", "FAILED"})))
     attempt.status = *ParseAttemptStatus(*s);
   attempt.error_name = reader.String("error_name", Rules{});
-  attempt.error_classification =
-      reader.String("error_classification", Rules{});
+  attempt.error_classification = reader.String("error_classification", Rules{});
   attempt.error_fingerprint = reader.String("error_fingerprint", Rules{});
   text("correlation_id", attempt.correlation_id);
   text("started_at", attempt.started_at);

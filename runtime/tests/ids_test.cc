@@ -44,8 +44,8 @@ TEST(NewUuidV4Test, EveryOneIsAValidDistinctV4) {
   SystemRandom system;
   std::set<std::string> seen;
   for (int i = 0; i < 1000; ++i) {
-    for (Random* random : {static_cast<Random*>(&seeded),
-                           static_cast<Random*>(&system)}) {
+    for (Random* random :
+         {static_cast<Random*>(&seeded), static_cast<Random*>(&system)}) {
       std::string id = NewUuidV4(*random);
       EXPECT_TRUE(IsUuidV4(id)) << id;
       EXPECT_TRUE(seen.insert(id).second) << id;
@@ -111,9 +111,9 @@ TEST(EnsureCorrelationIdTest, CreatesOneWhenAbsent) {
   json input = {{"candidate_name", "V1324 Sco"}};
   EXPECT_EQ(EnsureCorrelationId(input, random),
             "2245bd5f-bb68-4f68-a2eb-92502318fa4e");
-  EXPECT_EQ(input, json({{"candidate_name", "V1324 Sco"},
-                         {"correlation_id",
-                          "2245bd5f-bb68-4f68-a2eb-92502318fa4e"}}));
+  EXPECT_EQ(input,
+            json({{"candidate_name", "V1324 Sco"},
+                  {"correlation_id", "2245bd5f-bb68-4f68-a2eb-92502318fa4e"}}));
 }
 
 TEST(EnsureCorrelationIdTest, KeepsAnyValidUuidWithoutDrawing) {
@@ -158,8 +158,9 @@ TEST(NormalizeCauseTest, ReplacesWhatVaries) {
   EXPECT_EQ(NormalizeCause("provider MAST returned HTTP 503 after 2.5s "
                            "(request 1f0e2d3c-4b5a-4978-8695-a4b3c2d1e0f9)"),
             "provider MAST returned HTTP <n> after <n>s (request <uuid>)");
-  EXPECT_EQ(NormalizeCause("etag deadbeef42 at 0x7ffd5a3c, sha 9f86d081884c7d65"),
-            "etag <hex> at <hex>, sha <hex>");
+  EXPECT_EQ(
+      NormalizeCause("etag deadbeef42 at 0x7ffd5a3c, sha 9f86d081884c7d65"),
+      "etag <hex> at <hex>, sha <hex>");
   EXPECT_EQ(NormalizeCause("  timed out\n\tafter   30 seconds  "),
             "timed out after <n> seconds");
   // Words stay, including short hex-looking ones and digits inside words.

@@ -29,25 +29,23 @@ LogContext Context(std::string correlation_id = "") {
   return LogContext{step, 1, [] { return int64_t{1795614300}; }};
 }
 
-const json kState = {
-    {"candidate_name", "V1324 Sco"},
-    {"correlation_id", "7382d1e7-7ae6-459a-8561-d8057935c08e"},
-    {"job_run_id", "2245bd5f-bb68-4f68-a2eb-92502318fa4e"},
-    {"normalized_candidate_name", "v1324 sco"},
-    {"coordinate_match_min_sep_arcsec", nullptr},
-    {"workflow_idempotency_key",
-     "InitializeNova:v1324 sco:1:2026-11-25T00:00:00Z"},
-    {"exists_in_db", false}};
+const json kState = {{"candidate_name", "V1324 Sco"},
+                     {"correlation_id", "7382d1e7-7ae6-459a-8561-d8057935c08e"},
+                     {"job_run_id", "2245bd5f-bb68-4f68-a2eb-92502318fa4e"},
+                     {"normalized_candidate_name", "v1324 sco"},
+                     {"coordinate_match_min_sep_arcsec", nullptr},
+                     {"workflow_idempotency_key",
+                      "InitializeNova:v1324 sco:1:2026-11-25T00:00:00Z"},
+                     {"exists_in_db", false}};
 
 TEST(LogSpecTest, GovernanceBaseThenTheWorkflowsOwn) {
   LogSpec spec = LogSpec::ForWorkflow(
       {"nova_id", "job_run_id"},
       {"provider", "error_fingerprint", "nova_id", "provider"});
-  EXPECT_EQ(spec.required,
-            (std::vector<std::string>{"workflow_name", "execution_arn",
-                                      "job_run_id", "state_name",
-                                      "attempt_number", "schema_version",
-                                      "correlation_id", "nova_id"}));
+  EXPECT_EQ(spec.required, (std::vector<std::string>{
+                               "workflow_name", "execution_arn", "job_run_id",
+                               "state_name", "attempt_number", "schema_version",
+                               "correlation_id", "nova_id"}));
   EXPECT_EQ(spec.when_known,
             (std::vector<std::string>{"workflow_idempotency_key",
                                       "step_dedupe_key", "error_classification",
@@ -160,13 +158,15 @@ TEST(StepLoggerTest, ExtraFieldsSupplyKnownFieldsAtTheirPlace) {
 TEST(StepLoggerTest, ReservedAndNonObjectFieldsAreInvariantViolations) {
   CaptureSink sink;
   StepLogger logger(InitializeNovaLogSpec(), sink, Context(), &kState);
-  for (const char* key : {"ts", "level", "message", "missing_required_fields"}) {
+  for (const char* key :
+       {"ts", "level", "message", "missing_required_fields"}) {
     try {
       logger.Log(LogLevel::kInfo, "x", ordered_json{{key, 1}});
       FAIL() << key;
     } catch (const TerminalError& e) {
-      EXPECT_EQ(std::string(e.what()), std::string("log line \"x\": field name '") +
-                                           key + "' is reserved");
+      EXPECT_EQ(
+          std::string(e.what()),
+          std::string("log line \"x\": field name '") + key + "' is reserved");
     }
   }
   try {
@@ -185,8 +185,9 @@ TEST(StepLoggerTest, BestEffortWritesMissingFieldsAsNullAndNamesThem) {
                 {"job_run_id", "2245bd5f-bb68-4f68-a2eb-92502318fa4e"},
                 {"error_classification", "TERMINAL"}};
   StepLogger logger(InitializeNovaLogSpec(), sink, Context(), &state);
-  logger.LogBestEffort(LogLevel::kError, "workflow failed",
-                       ordered_json{{"cause", "$.candidate_name: is required"}});
+  logger.LogBestEffort(
+      LogLevel::kError, "workflow failed",
+      ordered_json{{"cause", "$.candidate_name: is required"}});
   EXPECT_EQ(
       sink.lines()[0],
       R"({"ts":"2026-11-25T13:45:00Z","level":"ERROR","message":"workflow failed",)"
@@ -214,8 +215,9 @@ TEST(StepLoggerTest, InvalidUtf8IsReplacedNotLost) {
   state["candidate_name"] = std::string("V1324 \xff Sco");
   StepLogger logger(InitializeNovaLogSpec(), sink, Context(), &state);
   logger.Log(LogLevel::kInfo, "x");
-  EXPECT_NE(sink.lines()[0].find("\"candidate_name\":\"V1324 \xEF\xBF\xBD Sco\""),
-            std::string::npos)
+  EXPECT_NE(
+      sink.lines()[0].find("\"candidate_name\":\"V1324 \xEF\xBF\xBD Sco\""),
+      std::string::npos)
       << sink.lines()[0];
 }
 

@@ -129,13 +129,14 @@ TEST(MemoryStoreTest, LockLifecycle) {
   LockResult r = store.AcquireLock(kKey, kRunA, 1000, 3600);
   EXPECT_EQ(r.status, S::kAcquired);
   EXPECT_EQ(r.owner_job_run_id, kRunA);
-  EXPECT_EQ(store.DumpItems(),
-            std::vector<std::string>{
-                R"({"PK":"LOCK#RefreshReferences:n:1:2026-11-25T00:00:00Z",)"
-                R"("SK":"LOCK","entity":"Lock",)"
-                R"("idempotency_key":"RefreshReferences:n:1:2026-11-25T00:00:00Z",)"
-                R"("owner_job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
-                R"("state":"HELD","expires_at":4600})"});
+  EXPECT_EQ(
+      store.DumpItems(),
+      std::vector<std::string>{
+          R"({"PK":"LOCK#RefreshReferences:n:1:2026-11-25T00:00:00Z",)"
+          R"("SK":"LOCK","entity":"Lock",)"
+          R"("idempotency_key":"RefreshReferences:n:1:2026-11-25T00:00:00Z",)"
+          R"("owner_job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
+          R"("state":"HELD","expires_at":4600})"});
 
   r = store.AcquireLock(kKey, kRunB, 1001, 3600);
   EXPECT_EQ(r.status, S::kHeldByOther);
@@ -151,13 +152,14 @@ TEST(MemoryStoreTest, LockLifecycle) {
   EXPECT_TRUE(store.CompleteLock(kKey, kRunA, "REFRESHED"));  // a retry
   EXPECT_FALSE(store.CompleteLock(kKey, kRunA, "OTHER"));
   EXPECT_FALSE(store.ReleaseLock(kKey, kRunA));  // DONE stays DONE
-  EXPECT_EQ(store.DumpItems(),
-            std::vector<std::string>{
-                R"({"PK":"LOCK#RefreshReferences:n:1:2026-11-25T00:00:00Z",)"
-                R"("SK":"LOCK","entity":"Lock",)"
-                R"("idempotency_key":"RefreshReferences:n:1:2026-11-25T00:00:00Z",)"
-                R"("owner_job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
-                R"("state":"DONE","outcome":"REFRESHED"})"});
+  EXPECT_EQ(
+      store.DumpItems(),
+      std::vector<std::string>{
+          R"({"PK":"LOCK#RefreshReferences:n:1:2026-11-25T00:00:00Z",)"
+          R"("SK":"LOCK","entity":"Lock",)"
+          R"("idempotency_key":"RefreshReferences:n:1:2026-11-25T00:00:00Z",)"
+          R"("owner_job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
+          R"("state":"DONE","outcome":"REFRESHED"})"});
 
   // DONE never expires; even the completer sees it done.
   for (const char* run : {kRunB, kRunA}) {

@@ -141,10 +141,11 @@ TEST(ItemsTest, BadItemsNameTheirAttributes) {
   item["status"] = "DONE";
   item.erase("started_at");
   item["entity"] = "Attempt";
-  EXPECT_EQ(FormatErrors(JobRunFromItem(item).errors),
-            "$.entity: must be JobRun\n"
-            "$.status: must be one of: STARTED, SUCCEEDED, QUARANTINED, FAILED\n"
-            "$.started_at: is required\n");
+  EXPECT_EQ(
+      FormatErrors(JobRunFromItem(item).errors),
+      "$.entity: must be JobRun\n"
+      "$.status: must be one of: STARTED, SUCCEEDED, QUARANTINED, FAILED\n"
+      "$.started_at: is required\n");
   json attempt = json(ToItem(RetriedAttempt()));
   attempt["attempt_number"] = 0;
   attempt["map_item_index"] = "3";

@@ -176,8 +176,9 @@ ErrorSummary SummarizeException(const std::exception& error,
 // ...}) contributes its errorMessage. The state is unknown here, so the
 // fingerprint uses an empty state name; names outside the taxonomy are kept
 // in the fingerprinted cause ("States.Timeout: <cause>").
-ErrorSummary SummarizeCaughtError(const nlohmann::json& error,
-                                  const std::vector<std::string>& also_retryable);
+ErrorSummary SummarizeCaughtError(
+    const nlohmann::json& error,
+    const std::vector<std::string>& also_retryable);
 
 // --- Builtin Tasks -------------------------------------------------------
 
@@ -193,8 +194,8 @@ nlohmann::json AcquireIdempotencyLock(const nlohmann::json& state,
 
 // A spec's `builtin: PublishEvent` state.
 struct EventSpec {
-  std::string event;                 // the event name
-  std::vector<std::string> fields;   // its declared fields, in order
+  std::string event;                // the event name
+  std::vector<std::string> fields;  // its declared fields, in order
   // The event's schema version, written as `schema_version` when set.
   std::optional<int64_t> schema_version;
   // for_each: one event per element of array `field`, the element as
@@ -254,19 +255,22 @@ nlohmann::json QuarantineItem(const nlohmann::json& item, BuiltinContext& ctx);
 // JobRun exists records nothing), attempt_number = context.attempt_number
 // (1 + $$.State.RetryCount), SUCCEEDED, or FAILED with the exception's
 // SummarizeException. A result with `quarantined: true` (QuarantineItem)
-// carries its quarantine fields, so the item QuarantineItem wrote is
-// rewritten identically. The task's exception is rethrown unchanged; a
+// carries its quarantine fields, so the Attempt QuarantineItem wrote is
+// rewritten under the same key with the same fields (timestamps from the
+// recorder's clock readings). The task's exception is rethrown unchanged; a
 // store failure while recording a failed invocation is swallowed so it
-// cannot mask the task's error.
+// cannot mask the task's error; one while recording a successful invocation
+// propagates (RetryableError from a throttled store retries the Task).
 class AttemptRecorder {
  public:
   AttemptRecorder(RecordStore& store, const WorkflowFacts& workflow,
                   std::function<int64_t()> now)
       : store_(store), workflow_(workflow), now_(std::move(now)) {}
 
-  nlohmann::json Run(const StepContext& context, const nlohmann::json& document,
-                     const std::function<nlohmann::json()>& task,
-                     const std::optional<std::string>& dedupe_key = std::nullopt);
+  nlohmann::json Run(
+      const StepContext& context, const nlohmann::json& document,
+      const std::function<nlohmann::json()>& task,
+      const std::optional<std::string>& dedupe_key = std::nullopt);
 
  private:
   RecordStore& store_;

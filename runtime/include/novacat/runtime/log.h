@@ -58,7 +58,7 @@ class CaptureSink : public LogSink {
 // Governance base fields (specs/shared/governance.yaml, log_fields).
 inline const std::vector<std::string>& GovernanceRequiredLogFields() {
   static const std::vector<std::string> kFields = {
-      "workflow_name",  "execution_arn", "job_run_id",    "state_name",
+      "workflow_name",  "execution_arn",  "job_run_id",    "state_name",
       "attempt_number", "schema_version", "correlation_id"};
   return kFields;
 }
@@ -91,9 +91,9 @@ const char* LogLevelName(LogLevel level);
 
 // What a line knows besides the state document.
 struct LogContext {
-  StepContext step;            // workflow_name, state_name, execution_arn,
-                               // attempt_number, correlation_id (if set)
-  int64_t schema_version = 0;  // the workflow's schema_version
+  StepContext step;              // workflow_name, state_name, execution_arn,
+                                 // attempt_number, correlation_id (if set)
+  int64_t schema_version = 0;    // the workflow's schema_version
   std::function<int64_t()> now;  // seconds since the epoch (virtual clock)
 };
 
@@ -117,19 +117,21 @@ class StepLogger {
   // field has no value, or when `fields` is not an object or uses a
   // reserved key (ts, level, message).
   void Log(LogLevel level, std::string_view message,
-           const nlohmann::ordered_json& fields = nlohmann::ordered_json::object()) const;
+           const nlohmann::ordered_json& fields =
+               nlohmann::ordered_json::object()) const;
 
   // As Log, but a missing required field never throws: it is written as
   // null and named in a trailing "missing_required_fields" array. Only for
   // failure paths, where the input may be what was invalid (a run whose
   // input event lacked candidate_name must still be logged as failing).
-  void LogBestEffort(
-      LogLevel level, std::string_view message,
-      const nlohmann::ordered_json& fields = nlohmann::ordered_json::object()) const;
+  void LogBestEffort(LogLevel level, std::string_view message,
+                     const nlohmann::ordered_json& fields =
+                         nlohmann::ordered_json::object()) const;
 
   // The line Log would write (no newline); throws as Log does.
   std::string Format(LogLevel level, std::string_view message,
-                     const nlohmann::ordered_json& fields, bool best_effort) const;
+                     const nlohmann::ordered_json& fields,
+                     bool best_effort) const;
 
   const LogContext& context() const { return context_; }
 

@@ -47,17 +47,17 @@ std::optional<AttemptStatus> ParseAttemptStatus(std::string_view name);
 
 // One execution of a workflow.
 struct JobRun {
-  std::string job_run_id;                  // UUID v4
-  std::string workflow;                    // workflow name
-  std::optional<std::string> nova_id;      // the partition's nova (above)
+  std::string job_run_id;              // UUID v4
+  std::string workflow;                // workflow name
+  std::optional<std::string> nova_id;  // the partition's nova (above)
   std::string correlation_id;
   std::string execution_arn;
   JobRunStatus status = JobRunStatus::kStarted;
   std::optional<std::string> outcome;               // SUCCEEDED only
   std::optional<std::string> error_classification;  // QUARANTINED / FAILED
   std::optional<std::string> error_fingerprint;     // QUARANTINED / FAILED
-  std::string started_at;                  // FormatTimestamp
-  std::optional<std::string> ended_at;     // set when no longer STARTED
+  std::string started_at;                           // FormatTimestamp
+  std::optional<std::string> ended_at;  // set when no longer STARTED
 
   bool operator==(const JobRun&) const = default;
 };
@@ -65,10 +65,10 @@ struct JobRun {
 // One invocation of a Task state, retries included (one Attempt each).
 struct Attempt {
   std::string job_run_id;
-  std::optional<std::string> nova_id;      // its JobRun's partition nova
+  std::optional<std::string> nova_id;  // its JobRun's partition nova
   std::string state_name;
-  std::optional<int64_t> map_item_index;   // for a Task inside a Map item
-  int attempt_number = 1;                  // 1 + $$.State.RetryCount
+  std::optional<int64_t> map_item_index;  // for a Task inside a Map item
+  int attempt_number = 1;                 // 1 + $$.State.RetryCount
   AttemptStatus status = AttemptStatus::kSucceeded;
   std::optional<std::string> error_name;            // RetryableError, ...
   std::optional<std::string> error_classification;  // RETRYABLE, ...
@@ -76,7 +76,7 @@ struct Attempt {
   std::string correlation_id;
   std::string started_at;
   std::string ended_at;
-  std::optional<std::string> dedupe_key;   // the step dedupe key, if any
+  std::optional<std::string> dedupe_key;  // the step dedupe key, if any
 
   bool operator==(const Attempt&) const = default;
 };

@@ -8,7 +8,7 @@
 // failures (a lock held by another run, a JobRun already finalized) are
 // return values.
 //
-// Lock items (not in the seeds' access patterns; see the report):
+// Lock items (dynamodb_access_patterns.md has no pattern for them yet):
 //   PK=LOCK#<workflow_idempotency_key>  SK=LOCK
 //   owner_job_run_id, state HELD|DONE, outcome (DONE), expires_at (HELD).
 #pragma once
@@ -29,7 +29,7 @@ namespace novacat::runtime {
 // The end of a run, as a conditional update of its JobRun item.
 struct JobRunUpdate {
   std::string job_run_id;
-  std::optional<std::string> nova_id;  // the partition (JobRunKey)
+  std::optional<std::string> nova_id;              // the partition (JobRunKey)
   JobRunStatus status = JobRunStatus::kSucceeded;  // never kStarted
   std::optional<std::string> outcome;
   std::optional<std::string> error_classification;
@@ -72,7 +72,8 @@ class RecordStore {
   virtual UpdateResult UpdateJobRun(const JobRunUpdate& update) = 0;
   // AP-OPS-3 when nova_id is empty.
   virtual std::optional<JobRun> GetJobRun(
-      std::string_view job_run_id, const std::optional<std::string>& nova_id) = 0;
+      std::string_view job_run_id,
+      const std::optional<std::string>& nova_id) = 0;
   // AP-OPS-1: the nova's runs, in SK order (by job_run_id).
   virtual std::vector<JobRun> ListJobRuns(std::string_view nova_id) = 0;
 
@@ -80,7 +81,8 @@ class RecordStore {
   virtual void PutAttempt(const Attempt& attempt) = 0;
   // AP-OPS-2: a run's Attempts in SK order (state name, item, attempt).
   virtual std::vector<Attempt> ListAttempts(
-      std::string_view job_run_id, const std::optional<std::string>& nova_id) = 0;
+      std::string_view job_run_id,
+      const std::optional<std::string>& nova_id) = 0;
 
   // The workflow idempotency lock (see LockResult). A HELD lock whose
   // expires_at <= now is taken over; acquiring a lock the caller already
@@ -96,7 +98,8 @@ class RecordStore {
                             const std::string& outcome) = 0;
   // Deletes a lock HELD by `owner` (a run that failed or was quarantined, so
   // that the same work may run again): true. Otherwise false.
-  virtual bool ReleaseLock(const std::string& key, const std::string& owner) = 0;
+  virtual bool ReleaseLock(const std::string& key,
+                           const std::string& owner) = 0;
 };
 
 // In-memory single-table store: a sorted map of items per partition,
@@ -125,8 +128,8 @@ class MemoryStore : public RecordStore {
 
  private:
   using Partition = std::map<std::string, nlohmann::ordered_json>;  // by SK
-  std::vector<nlohmann::ordered_json> QueryLocked(const std::string& pk,
-                                                  const std::string& prefix) const;
+  std::vector<nlohmann::ordered_json> QueryLocked(
+      const std::string& pk, const std::string& prefix) const;
 
   mutable std::mutex mutex_;
   std::map<std::string, Partition> table_;  // by PK
