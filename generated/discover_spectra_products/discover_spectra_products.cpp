@@ -491,6 +491,49 @@ nlohmann::json Dispatch(DiscoverSpectraProductsSteps& steps, std::string_view st
                                "' is not a domain Task of discover_spectra_products");
 }
 
+runtime::WorkflowBinding MakeBinding(DiscoverSpectraProductsSteps& steps) {
+  runtime::WorkflowBinding binding;
+  runtime::WorkflowFacts& facts = binding.facts;
+  facts.workflow_name = std::string(kWorkflowName);
+  facts.schema_version = kSchemaVersion;
+  facts.input_event = "DiscoverSpectraProducts";
+  facts.nova_scoped = true;
+  facts.time_bucket_seconds = 86400;
+  facts.log_spec = runtime::LogSpec::ForWorkflow({"nova_id"}, {"providers", "provider", "dataset_count_new", "dataset_count_existing", "quarantined_count"});
+  facts.idempotency_key = [](const nlohmann::json& state,
+                             std::string_view time_bucket) {
+    (void)state;
+    (void)time_bucket;
+    return WorkflowIdempotencyKey(runtime::RequireString(state, "nova_id"), kSchemaVersion, time_bucket);
+  };
+  facts.validate_event = ValidateEvent;
+  binding.builtins = {
+      runtime::BuiltinState{"BeginJobRun", "BeginJobRun", std::nullopt},
+      runtime::BuiltinState{"AcquireIdempotencyLock", "AcquireIdempotencyLock", std::nullopt},
+      runtime::BuiltinState{"PublishDatasetDiscoveredEvents", "PublishEvent", runtime::EventSpec{"DatasetDiscovered", {"nova_id", "dataset_id", "provider", "correlation_id"}, 1, runtime::EventSpec::ForEach{"new_dataset_ids", "dataset_id"}}},
+      runtime::BuiltinState{"QuarantineProvider", "QuarantineItem", std::nullopt},
+      runtime::BuiltinState{"PublishSpectraProductsDiscovered", "PublishEvent", runtime::EventSpec{"SpectraProductsDiscovered", {"nova_id", "correlation_id", "dataset_ids", "provider_summaries"}, 1, std::nullopt}},
+      runtime::BuiltinState{"FinalizeJobRunSuccess", "FinalizeJobRunSuccess", std::nullopt},
+      runtime::BuiltinState{"TerminalFailHandler", "TerminalFailHandler", std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunFailed", "FinalizeJobRunFailed", std::nullopt},
+  };
+  binding.is_domain_task = IsDomainTask;
+  binding.dispatch = [&steps](std::string_view state_name,
+                              const nlohmann::json& document,
+                              runtime::StepContext& context) {
+    return Dispatch(steps, state_name, document, context);
+  };
+  binding.dedupe_key = [](std::string_view state_name,
+                          const nlohmann::json& document)
+      -> std::optional<std::string> {
+    (void)state_name;
+    (void)document;
+    if (state_name == "DeduplicateAndAssignDatasetIds") return DeduplicateAndAssignDatasetIdsDedupeKey(runtime::RequireString(document, "dataset_identity"), kSchemaVersion);
+    return std::nullopt;
+  };
+  return binding;
+}
+
 std::optional<runtime::ValidationErrors> ValidateEvent(
     std::string_view event, const nlohmann::json& document) {
   if (event == "DiscoverSpectraProducts") return DiscoverSpectraProductsEvent::FromJson(document).errors;

@@ -334,6 +334,49 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
                                "' is not a domain Task of initialize_nova");
 }
 
+runtime::WorkflowBinding MakeBinding(InitializeNovaSteps& steps) {
+  runtime::WorkflowBinding binding;
+  runtime::WorkflowFacts& facts = binding.facts;
+  facts.workflow_name = std::string(kWorkflowName);
+  facts.schema_version = kSchemaVersion;
+  facts.input_event = "initialize_nova";
+  facts.nova_scoped = false;
+  facts.time_bucket_seconds = 86400;
+  facts.log_spec = runtime::LogSpec::ForWorkflow({"candidate_name"}, {"normalized_candidate_name", "nova_id", "resolved_ra", "resolved_dec", "resolved_epoch", "coordinate_match_min_sep_arcsec", "coordinate_match_outcome"});
+  facts.idempotency_key = [](const nlohmann::json& state,
+                             std::string_view time_bucket) {
+    (void)state;
+    (void)time_bucket;
+    return WorkflowIdempotencyKey(runtime::RequireString(state, "normalized_candidate_name"), kSchemaVersion, time_bucket);
+  };
+  facts.validate_event = ValidateEvent;
+  binding.builtins = {
+      runtime::BuiltinState{"BeginJobRun", "BeginJobRun", std::nullopt},
+      runtime::BuiltinState{"AcquireIdempotencyLock", "AcquireIdempotencyLock", std::nullopt},
+      runtime::BuiltinState{"PublishIngestNewNova", "PublishEvent", runtime::EventSpec{"ingest_new_nova", {"nova_id", "correlation_id"}, 1, std::nullopt}},
+      runtime::BuiltinState{"FinalizeJobRunSuccess", "FinalizeJobRunSuccess", std::nullopt},
+      runtime::BuiltinState{"QuarantineHandler", "QuarantineHandler", std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunQuarantined", "FinalizeJobRunQuarantined", std::nullopt},
+      runtime::BuiltinState{"TerminalFailHandler", "TerminalFailHandler", std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunFailed", "FinalizeJobRunFailed", std::nullopt},
+  };
+  binding.is_domain_task = IsDomainTask;
+  binding.dispatch = [&steps](std::string_view state_name,
+                              const nlohmann::json& document,
+                              runtime::StepContext& context) {
+    return Dispatch(steps, state_name, document, context);
+  };
+  binding.dedupe_key = [](std::string_view state_name,
+                          const nlohmann::json& document)
+      -> std::optional<std::string> {
+    (void)state_name;
+    (void)document;
+
+    return std::nullopt;
+  };
+  return binding;
+}
+
 std::optional<runtime::ValidationErrors> ValidateEvent(
     std::string_view event, const nlohmann::json& document) {
   if (event == "initialize_nova") return InitializeNovaEvent::FromJson(document).errors;

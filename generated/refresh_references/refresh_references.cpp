@@ -353,6 +353,51 @@ nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_na
                                "' is not a domain Task of refresh_references");
 }
 
+runtime::WorkflowBinding MakeBinding(RefreshReferencesSteps& steps) {
+  runtime::WorkflowBinding binding;
+  runtime::WorkflowFacts& facts = binding.facts;
+  facts.workflow_name = std::string(kWorkflowName);
+  facts.schema_version = kSchemaVersion;
+  facts.input_event = "refresh_references";
+  facts.nova_scoped = true;
+  facts.time_bucket_seconds = 86400;
+  facts.log_spec = runtime::LogSpec::ForWorkflow({"nova_id"}, {"reference_source", "candidate_count", "upsert_count", "link_count", "quarantined_count", "discovery_date_old", "discovery_date_new"});
+  facts.idempotency_key = [](const nlohmann::json& state,
+                             std::string_view time_bucket) {
+    (void)state;
+    (void)time_bucket;
+    return WorkflowIdempotencyKey(runtime::RequireString(state, "nova_id"), kSchemaVersion, time_bucket);
+  };
+  facts.validate_event = ValidateEvent;
+  binding.builtins = {
+      runtime::BuiltinState{"BeginJobRun", "BeginJobRun", std::nullopt},
+      runtime::BuiltinState{"AcquireIdempotencyLock", "AcquireIdempotencyLock", std::nullopt},
+      runtime::BuiltinState{"QuarantineItem", "QuarantineItem", std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunSuccess", "FinalizeJobRunSuccess", std::nullopt},
+      runtime::BuiltinState{"QuarantineHandler", "QuarantineHandler", std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunQuarantined", "FinalizeJobRunQuarantined", std::nullopt},
+      runtime::BuiltinState{"TerminalFailHandler", "TerminalFailHandler", std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunFailed", "FinalizeJobRunFailed", std::nullopt},
+  };
+  binding.is_domain_task = IsDomainTask;
+  binding.dispatch = [&steps](std::string_view state_name,
+                              const nlohmann::json& document,
+                              runtime::StepContext& context) {
+    return Dispatch(steps, state_name, document, context);
+  };
+  binding.dedupe_key = [](std::string_view state_name,
+                          const nlohmann::json& document)
+      -> std::optional<std::string> {
+    (void)state_name;
+    (void)document;
+    if (state_name == "UpsertReferenceEntity") return UpsertReferenceEntityDedupeKey(runtime::RequireString(document, "source"), runtime::RequireString(document, "source_key"), kSchemaVersion);
+    if (state_name == "LinkNovaReference") return LinkNovaReferenceDedupeKey(runtime::RequireString(document, "nova_id"), runtime::RequireString(document, "reference_id"));
+    if (state_name == "UpsertDiscoveryDateMetadata") return UpsertDiscoveryDateMetadataDedupeKey(runtime::RequireString(document, "nova_id"), runtime::RequireString(document, "earliest_reference_id"));
+    return std::nullopt;
+  };
+  return binding;
+}
+
 std::optional<runtime::ValidationErrors> ValidateEvent(
     std::string_view event, const nlohmann::json& document) {
   if (event == "refresh_references") return RefreshReferencesEvent::FromJson(document).errors;

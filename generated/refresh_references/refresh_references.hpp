@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "novacat/runtime/host.h"
 #include "novacat/runtime/step_context.h"
 #include "novacat/runtime/validation.h"
 
@@ -216,6 +217,10 @@ bool IsDomainTask(std::string_view state_name);
 nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_name,
                         const nlohmann::json& document,
                         runtime::StepContext& context);
+
+// How the runtime host runs this workflow's Tasks: its facts, builtin
+// states and the dispatcher over `steps` (which must outlive the binding).
+runtime::WorkflowBinding MakeBinding(RefreshReferencesSteps& steps);
 
 // Validates `document` as `event` (this workflow's input or a published
 // event): the errors, empty when valid; nullopt for another event name.

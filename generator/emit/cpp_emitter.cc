@@ -514,6 +514,7 @@ class CppBuilder {
     data.set("events", events);
     data.set("keys", Keys());
     data.set("identities", Identities());
+    SetBinding(data);
 
     CppFiles files;
     files.header = Render("workflow.hpp.mustache", data);
@@ -633,6 +634,98 @@ class CppBuilder {
     out.set("params", params);
     out.set("body", body);
     return out;
+  }
+
+  static std::string StringList(const std::vector<std::string>& items) {
+    std::string out = "{";
+    for (size_t i = 0; i < items.size(); ++i)
+      out += (i ? ", \"" : "\"") + CppStringLiteral(items[i]) + "\"";
+    return out + "}";
+  }
+
+  // A call of key builder `name` with its arguments read from a document
+  // named `state` (and `time_bucket` for the time bucket).
+  std::string KeyCall(const std::string& name, const std::string& key) const {
+    std::string args;
+    std::set<std::string> seen;
+    for (const auto& p : Placeholders(key)) {
+      bool constant = false;
+      for (const auto& [n, v] : spec_.constants)
+        constant = constant || n == p.name;
+      if (constant || !seen.insert(p.name).second) continue;
+      std::string arg;
+      const Field* f = spec_.FindFieldType(p.name);
+      if (p.name == "time_bucket") {
+        arg = "time_bucket";
+      } else if (p.name == "schema_version") {
+        arg = "kSchemaVersion";
+      } else if (f && f->kind == FieldKind::kInteger) {
+        arg = fmt::format("runtime::RequireInteger(state, \"{}\")", p.name);
+      } else {
+        arg = fmt::format("runtime::RequireString(state, \"{}\")", p.name);
+      }
+      args += (args.empty() ? "" : ", ") + arg;
+    }
+    return name + "(" + args + ")";
+  }
+
+  void SetBinding(mustache::data& data) const {
+    data.set("input_event", spec_.input_event);
+    bool nova_scoped = false;
+    if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
+      const Field* nova = input->FindField("nova_id");
+      nova_scoped = nova && nova->required;
+    }
+    data.set("nova_scoped", std::string(nova_scoped ? "true" : "false"));
+    data.set("time_bucket_or_zero",
+             std::to_string(spec_.time_bucket_seconds.value_or(0)));
+    data.set("log_required", StringList(spec_.log_required));
+    data.set("log_when_known", StringList(spec_.log_when_known));
+    data.set("idempotency_call",
+             spec_.idempotency_key.empty()
+                 ? std::string("std::string()")
+                 : KeyCall("WorkflowIdempotencyKey", spec_.idempotency_key));
+    mustache::data builtins{mustache::data::type::list};
+    mustache::data dedupes{mustache::data::type::list};
+    auto visit = [&](const StateGraph& graph, auto& self) -> void {
+      for (const auto& s : graph.states) {
+        if (s.item_states) self(*s.item_states, self);
+        if (s.type != StateType::kTask) continue;
+        if (!s.dedupe_key.empty()) {
+          mustache::data d;
+          d.set("state", s.name);
+          std::string call = KeyCall(s.name + "DedupeKey", s.dedupe_key);
+          // Dedupe builders read the Task's own document.
+          size_t at = 0;
+          while ((at = call.find("(state, ", at)) != std::string::npos)
+            call.replace(at, 8, "(document, ");
+          d.set("call", call);
+          dedupes.push_back(d);
+        }
+        if (s.builtin == Builtin::kNone) continue;
+        std::string event = "std::nullopt";
+        if (s.builtin == Builtin::kPublishEvent) {
+          if (const EventDef* e = spec_.FindEvent(s.event)) {
+            std::vector<std::string> fields;
+            for (const auto& f : e->fields) fields.push_back(f.name);
+            std::string for_each = "std::nullopt";
+            if (!s.for_each_field.empty())
+              for_each =
+                  fmt::format("runtime::EventSpec::ForEach{{\"{}\", \"{}\"}}",
+                              s.for_each_field, s.for_each_as);
+            event =
+                fmt::format("runtime::EventSpec{{\"{}\", {}, {}, {}}}", e->name,
+                            StringList(fields), e->schema_version, for_each);
+          }
+        }
+        builtins.push_back(
+            fmt::format("runtime::BuiltinState{{\"{}\", \"{}\", {}}}", s.name,
+                        BuiltinName(s.builtin), event));
+      }
+    };
+    visit(spec_.graph, visit);
+    data.set("builtin_states", builtins);
+    data.set("dedupe_calls", dedupes);
   }
 
   mustache::data Keys() const {

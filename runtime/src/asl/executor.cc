@@ -750,7 +750,7 @@ class Run {
           {{"resource", resource},
            {"parameters", effective},
            {"retry_count", retry_count}});
-    TaskInvocation invocation{name, resource, effective, retry_count};
+    TaskInvocation invocation{name, resource, effective, retry_count, now_};
     TaskOutcome outcome;
     try {
       outcome = handler_(invocation);

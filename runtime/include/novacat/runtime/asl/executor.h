@@ -27,6 +27,7 @@ struct TaskInvocation {
   nlohmann::ordered_json
       input;            // the effective input: after InputPath, Parameters
   int retry_count = 0;  // $$.State.RetryCount
+  double now = 0;       // the virtual clock when the invocation starts
 };
 
 // What a task handler returns: the function's result (for lambda:invoke the

@@ -1,0 +1,120 @@
+#include "novacat/runtime/host.h"
+
+#include <cmath>
+
+#include "novacat/runtime/asl/asl_error.h"
+#include "novacat/runtime/errors.h"
+
+namespace novacat::runtime {
+
+std::string RequireString(const nlohmann::json& document,
+                          std::string_view field) {
+  auto it = document.find(field);
+  if (it == document.end() || !it->is_string())
+    throw TerminalError("$." + std::string(field) +
+                        ": is required to build a key");
+  return it->get<std::string>();
+}
+
+int64_t RequireInteger(const nlohmann::json& document, std::string_view field) {
+  auto it = document.find(field);
+  if (it == document.end() || !it->is_number_integer())
+    throw TerminalError("$." + std::string(field) +
+                        ": is required (an integer) to build a key");
+  return it->get<int64_t>();
+}
+
+namespace {
+
+const BuiltinState* FindBuiltin(const WorkflowBinding& binding,
+                                std::string_view state) {
+  for (const auto& b : binding.builtins)
+    if (b.state == state) return &b;
+  return nullptr;
+}
+
+nlohmann::json RunBuiltin(const BuiltinState& b, const nlohmann::json& doc,
+                          BuiltinContext& ctx) {
+  if (b.builtin == "BeginJobRun") return BeginJobRun(doc, ctx);
+  if (b.builtin == "AcquireIdempotencyLock")
+    return AcquireIdempotencyLock(doc, ctx);
+  if (b.builtin == "PublishEvent") return PublishEvent(doc, ctx, *b.event);
+  if (b.builtin == "FinalizeJobRunSuccess")
+    return FinalizeJobRunSuccess(doc, ctx);
+  if (b.builtin == "FinalizeJobRunQuarantined")
+    return FinalizeJobRunQuarantined(doc, ctx);
+  if (b.builtin == "FinalizeJobRunFailed")
+    return FinalizeJobRunFailed(doc, ctx);
+  if (b.builtin == "TerminalFailHandler") return TerminalFailHandler(doc, ctx);
+  if (b.builtin == "QuarantineHandler") return QuarantineHandler(doc, ctx);
+  if (b.builtin == "QuarantineItem") return QuarantineItem(doc, ctx);
+  throw TerminalError("unknown builtin " + b.builtin);
+}
+
+}  // namespace
+
+nlohmann::json HandleInvocation(const WorkflowBinding& binding,
+                                HostServices& services,
+                                const nlohmann::json& payload, int64_t now) {
+  if (!payload.is_object() || !payload.contains("state_name") ||
+      !payload.contains("state"))
+    throw TerminalError("the invocation payload lacks state_name or state");
+  const std::string state_name = payload["state_name"];
+  const nlohmann::json& document = payload["state"];
+  StepContext step;
+  step.workflow_name = binding.facts.workflow_name;
+  step.state_name = state_name;
+  step.execution_arn = payload.value("execution_arn", "");
+  step.attempt_number = payload.value("retry_count", 0) + 1;
+  if (document.is_object() && document.contains("correlation_id") &&
+      document["correlation_id"].is_string())
+    step.correlation_id = document["correlation_id"];
+  auto clock = [now] { return now; };
+  BuiltinContext ctx{step,         binding.facts,   services.store,
+                     services.log, services.events, services.random,
+                     clock};
+  AttemptRecorder recorder(services.store, binding.facts, clock);
+  const BuiltinState* builtin = FindBuiltin(binding, state_name);
+  std::optional<std::string> dedupe;
+  // The Attempt carries the step's dedupe key when the fields it is built
+  // from are already in the document (a step may produce them itself).
+  if (!builtin && binding.dedupe_key) {
+    try {
+      dedupe = binding.dedupe_key(state_name, document);
+    } catch (const TerminalError&) {
+      dedupe.reset();
+    }
+  }
+  return recorder.Run(
+      step, document,
+      [&]() -> nlohmann::json {
+        if (builtin) return RunBuiltin(*builtin, document, ctx);
+        if (!binding.is_domain_task(state_name))
+          throw TerminalError("'" + state_name + "' is not a Task of " +
+                              binding.facts.workflow_name);
+        return binding.dispatch(state_name, document, step);
+      },
+      dedupe);
+}
+
+asl::TaskHandler MakeTaskHandler(const WorkflowBinding& binding,
+                                 HostServices& services) {
+  return [&binding, &services](const asl::TaskInvocation& call) {
+    nlohmann::json payload = nlohmann::json::parse(
+        call.input.value("Payload", nlohmann::ordered_json::object()).dump());
+    asl::TaskOutcome outcome;
+    try {
+      nlohmann::json result =
+          HandleInvocation(binding, services, payload,
+                           static_cast<int64_t>(std::floor(call.now)));
+      outcome.result = nlohmann::ordered_json::parse(result.dump());
+    } catch (const StepError& e) {
+      throw asl::AslError(e.error_name(), e.what());
+    } catch (const std::exception& e) {
+      throw asl::AslError("TerminalError", e.what());
+    }
+    return outcome;
+  };
+}
+
+}  // namespace novacat::runtime
