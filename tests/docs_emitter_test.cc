@@ -297,25 +297,25 @@ TEST(DocsEmitterTest, InitializeNovaMermaid) {
            "    s1 --> s2: correlation_id is not present",
            "    s1 --> s3: default",
            // ExistsInDB? branches: condition + outcome, and the default.
-           "    %% s7: ExistsInDB?",
-           "    state s7 <<choice>>",
-           "    s7 --> s15: exists_in_db = true / outcome EXISTS_AND_LAUNCHED",
-           "    s7 --> s8: default",
-           "    s10 --> s17: coordinate_match_min_sep_arcsec < 2",
-           "    s10 --> s18: coordinate_match_min_sep_arcsec <= 10 / "
+           "    %% s8: ExistsInDB?",
+           "    state s8 <<choice>>",
+           "    s8 --> s16: exists_in_db = true / outcome EXISTS_AND_LAUNCHED",
+           "    s8 --> s9: default",
+           "    s11 --> s18: coordinate_match_min_sep_arcsec < 2",
+           "    s11 --> s19: coordinate_match_min_sep_arcsec <= 10 / "
            "quarantine reason coordinate_match_ambiguous",
-           "    s12 --> s16: classical_nova_status = NO / outcome "
+           "    s13 --> s17: classical_nova_status = NO / outcome "
            "NOT_A_CLASSICAL_NOVA",
            // A Task's transition records its outcome.
-           "    s14 --> s15: outcome CREATED_AND_LAUNCHED",
+           "    s15 --> s16: outcome CREATED_AND_LAUNCHED",
            // Catches: QUARANTINE first, then any failure.
-           "    s5 --> s18: QUARANTINE",
-           "    s5 --> s20: any failure",
+           "    s4 --> s19: QUARANTINE",
+           "    s4 --> s21: any failure",
            // Builtins catch only failures; the failure path nothing.
-           "    s3 --> s20: any failure",
-           "    s16 --> [*]",
-           "    s19 --> [*]",
-           "    s22 --> [*]",
+           "    s3 --> s21: any failure",
+           "    s17 --> [*]",
+           "    s20 --> [*]",
+           "    s23 --> [*]",
        }) {
     EXPECT_TRUE(HasLine(mermaid, line)) << line << "\nin\n" << mermaid;
   }
@@ -350,7 +350,10 @@ TEST(DocsEmitterTest, InitializeNovaTaskTable) {
       "(`transient_dependency_failure`); TERMINAL (`invalid_candidate_name`, "
       "`internal_invariant_violation`); QUARANTINE "
       "(`coordinate_match_ambiguous`) | QUARANTINE: `QuarantineHandler`; any "
-      "failure: `TerminalFailHandler` |  |  |  |"))
+      "failure: `TerminalFailHandler` |  |  | Runs before "
+      "AcquireIdempotencyLock (the seed lists it after): the idempotency "
+      "key is built from normalized_candidate_name, and normalizing has no "
+      "side effect. |"))
       << md;
   EXPECT_TRUE(HasLine(
       md,
@@ -416,31 +419,31 @@ TEST(DocsEmitterTest, InitializeNovaOutcomesEventsKeysLogs) {
 TEST(DocsEmitterTest, MapItemsAreNested) {
   std::string md = Readme("specs/discover_spectra_products.yaml");
   std::vector<std::string> lines = MermaidLines(md);
-  auto open = std::find(lines.begin(), lines.end(), "    state s5 {");
+  auto open = std::find(lines.begin(), lines.end(), "    state s6 {");
   ASSERT_NE(open, lines.end()) << MermaidBlock(md);
-  EXPECT_EQ(*(open - 1), "    state \"DiscoverAcrossProviders\" as s5");
+  EXPECT_EQ(*(open - 1), "    state \"DiscoverAcrossProviders\" as s6");
   auto close = std::find(open, lines.end(), "    }");
   ASSERT_NE(close, lines.end());
   std::vector<std::string> inside(open + 1, close);
   for (const char* line : {
-           "        state \"QueryProviderForProducts\" as s6",
-           "        state \"NormalizeProviderProducts\" as s7",
-           "        state \"DeduplicateAndAssignDatasetIds\" as s8",
-           "        state \"PublishDatasetDiscoveredEvents\" as s9",
-           "        state \"QuarantineProvider\" as s10",
-           "        [*] --> s6",
-           "        s6 --> s7",
-           "        s6 --> s10: QUARANTINE",
-           "        s9 --> [*]",
+           "        state \"QueryProviderForProducts\" as s7",
+           "        state \"NormalizeProviderProducts\" as s8",
+           "        state \"DeduplicateAndAssignDatasetIds\" as s9",
+           "        state \"PublishDatasetDiscoveredEvents\" as s10",
+           "        state \"QuarantineProvider\" as s11",
+           "        [*] --> s7",
+           "        s7 --> s8",
+           "        s7 --> s11: QUARANTINE",
            "        s10 --> [*]",
+           "        s11 --> [*]",
        }) {
     EXPECT_NE(std::find(inside.begin(), inside.end(), line), inside.end())
         << line;
   }
   for (const auto& l : inside) EXPECT_EQ(l.rfind("        ", 0), 0u) << l;
   // The Map flows on as one state.
-  EXPECT_TRUE(HasLine(MermaidBlock(md), "    s5 --> s11"));
-  EXPECT_TRUE(HasLine(MermaidBlock(md), "    s5 --> s14: any failure"));
+  EXPECT_TRUE(HasLine(MermaidBlock(md), "    s6 --> s12"));
+  EXPECT_TRUE(HasLine(MermaidBlock(md), "    s6 --> s15: any failure"));
   EXPECT_TRUE(HasLine(md, "### Items of `DiscoverAcrossProviders` (Map)"));
   EXPECT_TRUE(HasLine(
       md,
@@ -728,18 +731,19 @@ TEST(DotRenderTest, MapItemsFormACluster) {
   auto spec = Load("specs/discover_spectra_products.yaml");
   ASSERT_TRUE(spec);
   std::string dot = EmitWorkflowDot(*spec);
-  size_t open = dot.find("  subgraph cluster_5 {\n");
+  size_t open = dot.find("  subgraph cluster_6 {\n");
   ASSERT_NE(open, std::string::npos) << dot;
   size_t close = dot.find("\n  }\n", open);
   std::string cluster = dot.substr(open, close - open);
   for (const char* line :
        {"    label=\"DiscoverAcrossProviders\";",
-        "    s6 [label=\"QueryProviderForProducts\"];",
-        "    s10 [label=\"QuarantineProvider\"];", "    s5_start -> s6;",
-        "    s6 -> s10 [label=\"QUARANTINE\", style=dashed];"})
+        "    s7 [label=\"QueryProviderForProducts\"];",
+        "    s11 [label=\"QuarantineProvider\"];", "    s6_start -> s7;",
+        "    s7 -> s11 [label=\"QUARANTINE\", style=dashed];"})
     EXPECT_NE(cluster.find(line), std::string::npos) << line;
-  EXPECT_NE(dot.find("  s4 -> s5_start [lhead=cluster_5];"), std::string::npos);
-  EXPECT_NE(dot.find("  s5_end -> s11 [ltail=cluster_5];"), std::string::npos);
+  EXPECT_NE(dot.find("  s5 -> s6_start [lhead=cluster_6, label=\"default\"];"),
+            std::string::npos);
+  EXPECT_NE(dot.find("  s6_end -> s12 [ltail=cluster_6];"), std::string::npos);
   EXPECT_NE(dot.find("  s1 [label=\"EnsureCorrelationId\", shape=diamond];"),
             std::string::npos);
 }

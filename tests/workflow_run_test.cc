@@ -5,6 +5,7 @@
 // and log lines are exactly what the spec and the governance say.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "annotate_nova/annotate_nova.hpp"
@@ -65,11 +66,11 @@ TEST_F(WorkflowRunTest, HappyPathRecordsOutcomePublishesAndLogs) {
                 {"note", "bright in B"},
                 {"correlation_id", kCorrelation}});
   ASSERT_EQ(r.status, "SUCCEEDED") << r.error << ": " << r.cause;
-  EXPECT_EQ(r.states,
-            (std::vector<std::string>{
-                "BeginJobRun", "AcquireIdempotencyLock", "LoadNova",
-                "NovaExists?", "StoreAnnotation", "RecordOutcome_ANNOTATED",
-                "PublishNovaAnnotated", "FinalizeJobRunSuccess"}));
+  EXPECT_EQ(r.states, (std::vector<std::string>{
+                          "BeginJobRun", "AcquireIdempotencyLock",
+                          "IsDuplicateRun?", "LoadNova", "NovaExists?",
+                          "StoreAnnotation", "RecordOutcome_ANNOTATED",
+                          "PublishNovaAnnotated", "FinalizeJobRunSuccess"}));
   auto runs = JobRuns();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runtime::JobRunStatusName(runs[0].status),
@@ -108,7 +109,7 @@ TEST_F(WorkflowRunTest, UnknownNovaEndsWithItsOutcomeAndPublishesNothing) {
                 {"correlation_id", kCorrelation}});
   ASSERT_EQ(r.status, "SUCCEEDED") << r.cause;
   EXPECT_EQ(r.states.back(), "FinalizeJobRunSuccess");
-  EXPECT_EQ(r.states[4], "RecordOutcome_UNKNOWN_NOVA");
+  EXPECT_EQ(r.states[5], "RecordOutcome_UNKNOWN_NOVA");
   EXPECT_TRUE(bus_.published().empty());
   auto runs = store_.ListJobRuns("00000000-0000-0000-0000-000000000000");
   ASSERT_EQ(runs.size(), 1u);
@@ -149,6 +150,17 @@ TEST_F(WorkflowRunTest, ADuplicateRunSeesTheLockAndDoesNotFail) {
   EXPECT_EQ(second.status, "SUCCEEDED");
   EXPECT_EQ(second.output["idempotency"]["status"], "DUPLICATE");
   EXPECT_EQ(second.output["idempotency"]["outcome"], "ANNOTATED");
+  EXPECT_EQ(second.output["outcome"], "DUPLICATE_SKIPPED");
+  // No side effect is repeated: no second annotation, no second event.
+  EXPECT_EQ(
+      std::count(second.states.begin(), second.states.end(), "StoreAnnotation"),
+      0);
+  EXPECT_EQ(bus_.published().size(), 1u);
+  auto runs = JobRuns();
+  ASSERT_EQ(runs.size(), 2u);
+  int skipped = 0;
+  for (const auto& run : runs) skipped += run.outcome == "DUPLICATE_SKIPPED";
+  EXPECT_EQ(skipped, 1);
 }
 
 TEST_F(WorkflowRunTest, InvalidInputFailsTerminallyAndIsRecorded) {

@@ -200,6 +200,7 @@ runtime::Parsed<DiscoverSpectraProductsState> DiscoverSpectraProductsState::From
   value.job_run_id = reader.String("job_run_id", runtime::Rules{});
   value.outcome = reader.String("outcome", runtime::Rules{});
   value.quarantine_reason = reader.String("quarantine_reason", runtime::Rules{});
+  value.idempotency_status = reader.String("idempotency_status", runtime::Rules{});
   if (const nlohmann::json* o = reader.Object("error", runtime::Rules{}))
     value.error = *o;
   if (errors.empty()) result.value = std::move(value);
@@ -221,6 +222,7 @@ nlohmann::json DiscoverSpectraProductsState::ToJson() const {
   if (job_run_id) json["job_run_id"] = runtime::Encode(*job_run_id);
   if (outcome) json["outcome"] = runtime::Encode(*outcome);
   if (quarantine_reason) json["quarantine_reason"] = runtime::Encode(*quarantine_reason);
+  if (idempotency_status) json["idempotency_status"] = runtime::Encode(*idempotency_status);
   if (error) json["error"] = runtime::Encode(*error);
   return json;
 }

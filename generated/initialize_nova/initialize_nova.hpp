@@ -65,6 +65,7 @@ struct InitializeNovaState {
   std::optional<std::string> job_run_id;  // The JobRun (set by BeginJobRun).
   std::optional<std::string> outcome;  // The outcome recorded on the way to success.
   std::optional<std::string> quarantine_reason;  // The failure case that sent the run to quarantine.
+  std::optional<std::string> idempotency_status;  // ACQUIRED, or DUPLICATE when another run holds or finished the idempotency key.
   std::optional<nlohmann::json> error;  // The caught error, on failure paths.
 
   // Parses and validates `json` (at `path`); errors name the field path.
@@ -160,7 +161,7 @@ class InitializeNovaSteps {
  public:
   virtual ~InitializeNovaSteps() = default;
 
-  // NormalizeCandidateName.
+  // NormalizeCandidateName: Runs before AcquireIdempotencyLock (the seed lists it after): the idempotency key is built from normalized_candidate_name, and normalizing has no side effect.
   // Timeout 10s; 2 retries of RETRYABLE errors after 2s, 10s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 10).
   // May raise RETRYABLE: transient_dependency_failure.
   // May raise TERMINAL: invalid_candidate_name, internal_invariant_violation.

@@ -52,6 +52,7 @@ struct RefreshReferencesState {
   std::optional<std::string> job_run_id;  // The JobRun (set by BeginJobRun).
   std::optional<std::string> outcome;  // The outcome recorded on the way to success.
   std::optional<std::string> quarantine_reason;  // The failure case that sent the run to quarantine.
+  std::optional<std::string> idempotency_status;  // ACQUIRED, or DUPLICATE when another run holds or finished the idempotency key.
   std::optional<nlohmann::json> error;  // The caught error, on failure paths.
 
   // Parses and validates `json` (at `path`); errors name the field path.

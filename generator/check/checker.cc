@@ -952,10 +952,61 @@ class SpecChecker {
                         "idempotency key must contain {{time_bucket}}",
                         spec_.workflow, refresh->kind, refresh->location.line));
     }
+    CheckKeyFieldsKnownAtLock();
     if (bucketed && !spec_.time_bucket_given) {
       Error(spec_.idempotency_key_location, "idempotency-time-bucket",
             "the idempotency key uses {time_bucket} but 'idempotency' sets no "
             "time_bucket size (e.g. time_bucket: 1d)");
+    }
+  }
+
+  // The lock is taken by AcquireIdempotencyLock: every field its key names
+  // must be known there on every path (an input or runtime field, or
+  // produced by a Task that every path passes first).
+  void CheckKeyFieldsKnownAtLock() {
+    const StateGraph& graph = spec_.graph;
+    const int n = static_cast<int>(graph.states.size());
+    int lock = -1;
+    for (int i = 0; i < n; ++i)
+      if (graph.states[i].builtin == Builtin::kAcquireIdempotencyLock) lock = i;
+    const int start = graph.IndexOf(graph.start);
+    if (lock < 0 || start < 0 || graph.incomplete) return;
+    // Forward must-analysis: known[i] is what every path into state i has
+    // produced (nullopt: not reached yet).
+    std::vector<std::optional<std::set<std::string>>> known(n);
+    known[start] = std::set<std::string>{};
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int i = 0; i < n; ++i) {
+        if (!known[i]) continue;
+        std::set<std::string> out = *known[i];
+        out.insert(graph.states[i].produces.begin(),
+                   graph.states[i].produces.end());
+        for (int to : Successors(graph, i)) {
+          std::set<std::string> merged;
+          if (!known[to]) {
+            merged = out;
+          } else {
+            for (const auto& f : *known[to])
+              if (out.count(f)) merged.insert(f);
+          }
+          if (!known[to] || merged != *known[to]) {
+            known[to] = std::move(merged);
+            changed = true;
+          }
+        }
+      }
+    }
+    if (!known[lock]) return;
+    for (const auto& p : Placeholders(spec_.idempotency_key)) {
+      if (!spec_.FindData(p.name)) continue;  // input, runtime or constant
+      if (known[lock]->count(p.name)) continue;
+      Error(PlaceholderLocation(spec_.idempotency_key_location, p),
+            "idempotency-key-unavailable",
+            fmt::format("the idempotency key needs '{}', which is not produced "
+                        "on every path before {} takes the lock; produce it "
+                        "earlier or key on an input field",
+                        p.name, graph.states[lock].name));
     }
   }
 

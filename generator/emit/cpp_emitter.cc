@@ -534,6 +534,9 @@ class CppBuilder {
                           "The outcome recorded on the way to success."),
             RuntimeMember("quarantine_reason", FieldKind::kString,
                           "The failure case that sent the run to quarantine."),
+            RuntimeMember("idempotency_status", FieldKind::kString,
+                          "ACQUIRED, or DUPLICATE when another run holds or "
+                          "finished the idempotency key."),
             RuntimeMember("error", FieldKind::kObject,
                           "The caught error, on failure paths.")};
   }

@@ -19,7 +19,8 @@ const std::vector<std::string> kRuntimeFields = {"workflow_name",
                                                  "time_bucket",
                                                  "outcome",
                                                  "quarantine_reason",
-                                                 "error"};
+                                                 "error",
+                                                 "idempotency_status"};
 
 const Field* RuntimeFieldDef(const std::string& name) {
   static const Field kInteger[] = {[] {

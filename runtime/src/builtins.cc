@@ -283,6 +283,7 @@ json AcquireIdempotencyLock(const json& state, BuiltinContext& ctx) {
   StepLogger logger = MakeLogger(ctx, &out);
   if (lock.status == LockResult::Status::kAcquired) {
     out["idempotency"] = {{"status", "ACQUIRED"}};
+    out["idempotency_status"] = "ACQUIRED";  // flat, for a spec's Choice
     logger.Log(LogLevel::kInfo, "idempotency lock acquired");
     return out;
   }
@@ -293,6 +294,7 @@ json AcquireIdempotencyLock(const json& state, BuiltinContext& ctx) {
   idempotency["owner_job_run_id"] = lock.owner_job_run_id;
   idempotency["outcome"] = outcome;
   out["idempotency"] = idempotency;
+  out["idempotency_status"] = "DUPLICATE";  // flat, for a spec's Choice
   ordered_json fields = ordered_json::object();
   fields["lock"] = LockStatusName(lock.status);
   fields["owner_job_run_id"] = lock.owner_job_run_id;

@@ -323,6 +323,7 @@ TEST(AcquireIdempotencyLockTest, AcquiredAddsTheKeyAndStatus) {
   expected["workflow_idempotency_key"] =
       "InitializeNova:v1324 sco:1:2026-11-25T00:00:00Z";
   expected["idempotency"] = {{"status", "ACQUIRED"}};
+  expected["idempotency_status"] = "ACQUIRED";
   EXPECT_EQ(out, expected);
   EXPECT_EQ(
       w.log.lines(),
@@ -358,6 +359,7 @@ TEST(AcquireIdempotencyLockTest, DuplicateIsNotAnError) {
                              {"lock", "HELD_BY_OTHER"},
                              {"owner_job_run_id", first["job_run_id"]},
                              {"outcome", nullptr}};
+  expected["idempotency_status"] = "DUPLICATE";
   EXPECT_EQ(out, expected);
   EXPECT_EQ(
       w.log.lines(),
