@@ -312,3 +312,68 @@ TEST(ExecutorTest, HistoryIsPrintable) {
 
 }  // namespace
 }  // namespace novacat::runtime::asl
+
+namespace novacat::runtime::asl {
+namespace {
+
+TEST(ExecutorLimitsTest, DataLimitExceededIsNotCaughtByStatesAll) {
+  auto machine = MustLoad(
+      {{"StartAt", "T"},
+       {"States",
+        {{"T",
+          {{"Type", "Task"},
+           {"Resource", "arn:aws:states:::lambda:invoke"},
+           {"Retry", {{{"ErrorEquals", {"States.ALL"}}, {"MaxAttempts", 2}}}},
+           {"Catch", {{{"ErrorEquals", {"States.ALL"}}, {"Next", "H"}}}},
+           {"End", true}}},
+         {"H", {{"Type", "Succeed"}}}}}});
+  Scripted big(
+      {{"T", {{{"return", {{"blob", std::string(300 * 1024, 'x')}}}}}}});
+  RunResult r = machine->Run(json::object(), std::ref(big));
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.DataLimitExceeded");
+  EXPECT_EQ(r.cause,
+            "the result of task T is 307211 bytes, above the limit of 262144");
+  EXPECT_TRUE(r.waits.empty());
+  RunOptions small;
+  small.max_payload_bytes = 10;
+  Scripted tiny({{"T", {{{"return", json::object()}}}}});
+  EXPECT_EQ(
+      machine->Run({{"key", "a long value"}}, std::ref(tiny), small).error,
+      "States.DataLimitExceeded");
+}
+
+TEST(ExecutorLimitsTest, ExpressExecutionsTimeOutAfterFiveMinutesUncatchably) {
+  json definition = {
+      {"StartAt", "T"},
+      {"States",
+       {{"T",
+         {{"Type", "Task"},
+          {"Resource", "arn:aws:states:::lambda:invoke"},
+          {"Retry",
+           {{{"ErrorEquals", {"States.ALL"}},
+             {"IntervalSeconds", 60},
+             {"MaxAttempts", 10},
+             {"BackoffRate", 1}}}},
+          {"Catch", {{{"ErrorEquals", {"States.ALL"}}, {"Next", "H"}}}},
+          {"End", true}}},
+        {"H", {{"Type", "Succeed"}}}}}};
+  auto machine = MustLoad(definition);
+  RunOptions express;
+  express.execution_timeout_seconds = 300;
+  Scripted failing({{"T", {{{"throw", "RetryableError"}, {"seconds", 10}}}}});
+  RunResult r = machine->Run(json::object(), std::ref(failing), express);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.Timeout");
+  EXPECT_EQ(r.cause, "the execution exceeded its timeout of 300s");
+  EXPECT_EQ(r.history.back().type, "ExecutionTimedOut");
+  // The definition's own TimeoutSeconds applies too.
+  definition["TimeoutSeconds"] = 100;
+  auto limited = MustLoad(definition);
+  Scripted again({{"T", {{{"throw", "RetryableError"}, {"seconds", 10}}}}});
+  RunResult d = limited->Run(json::object(), std::ref(again));
+  EXPECT_EQ(d.cause, "the execution exceeded its timeout of 100s");
+}
+
+}  // namespace
+}  // namespace novacat::runtime::asl

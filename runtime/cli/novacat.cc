@@ -88,7 +88,8 @@ bool CheckScript(const json& script, std::string* error) {
 }
 
 int Simulate(const std::string& definition_path, const std::string& script_path,
-             const std::string& input_text, bool print_history) {
+             const std::string& input_text, bool print_history,
+             const novacat::runtime::asl::RunOptions& options) {
   std::string error;
   std::optional<json> definition = ReadJson(definition_path, &error);
   std::optional<json> script;
@@ -137,7 +138,7 @@ int Simulate(const std::string& definition_path, const std::string& script_path,
       };
   novacat::runtime::asl::RunResult result;
   try {
-    result = machine->Run(input, handler);
+    result = machine->Run(input, handler, options);
   } catch (const ScriptError& e) {
     std::fprintf(stderr, "novacat simulate: %s\n", e.what());
     return kExitInvalid;
@@ -185,6 +186,18 @@ int main(int argc, char** argv) {
   simulate->add_option("--input", input, "Execution input: JSON text or @FILE");
   simulate->add_flag("--print-history", print_history,
                      "Also print the history, one event per line, on stderr");
+  bool express = false;
+  simulate->add_flag("--express", express,
+                     "Run as an EXPRESS workflow: the execution times out "
+                     "after 5 minutes of virtual time");
+  size_t max_payload = 256 * 1024;
+  simulate
+      ->add_option("--max-payload-bytes", max_payload,
+                   "States.DataLimitExceeded above this size")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  return Simulate(definition, script, input, print_history);
+  novacat::runtime::asl::RunOptions options;
+  if (express) options.execution_timeout_seconds = 300;
+  options.max_payload_bytes = max_payload;
+  return Simulate(definition, script, input, print_history, options);
 }

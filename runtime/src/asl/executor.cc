@@ -17,6 +17,12 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Ends the whole execution past its time limit; unlike an AslError no Retry
+// or Catch of any state sees it.
+struct ExecutionTimeout : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 constexpr const char* kLambdaInvoke = "arn:aws:states:::lambda:invoke";
 
 // ---- time -------------------------------------------------------------------
@@ -414,6 +420,13 @@ class Run {
 
   Json Execute(const Json& definition, const Json& input) {
     execution_input_ = input;
+    deadline_ = 0;
+    if (definition.contains("TimeoutSeconds"))
+      deadline_ = definition["TimeoutSeconds"].get<double>();
+    if (options_.execution_timeout_seconds > 0 &&
+        (deadline_ == 0 || options_.execution_timeout_seconds < deadline_))
+      deadline_ = options_.execution_timeout_seconds;
+    CheckSize(input, "the execution input");
     Event("ExecutionStarted", "", {{"input", input}});
     return Machine(definition, input, nullptr);
   }
@@ -594,6 +607,7 @@ class Run {
                  {"attempt", counts[i]},
                  {"wait", wait}});
           now_ += wait;
+          CheckDeadline();
           retried = true;
           break;
         }
@@ -627,6 +641,8 @@ class Run {
     while (true) {
       if (++transitions_ > options_.max_transitions)
         throw AslError("States.Runtime", "too many state transitions");
+      CheckDeadline();
+      CheckSize(input, "the input of state " + name);
       const Json& state = states[name];
       entered_ = now_;
       result_.states.push_back(name);
@@ -635,6 +651,8 @@ class Run {
       // catcher; otherwise the state's own Next or End applies.
       std::string next;
       Json output = Step(name, state, input, item, &next);
+      CheckDeadline();
+      CheckSize(output, "the output of state " + name);
       Event("StateExited", name, {{"output", output}});
       if (next.empty()) {
         if (state["Type"] == "Succeed" || state.value("End", false))
@@ -765,6 +783,8 @@ class Run {
       throw AslError("States.Timeout", "Task timed out");
     }
     now_ += outcome.seconds;
+    CheckDeadline();
+    CheckSize(outcome.result, "the result of task " + name);
     Json result = outcome.result;
     if (resource == kLambdaInvoke) {
       result = {{"ExecutedVersion", "$LATEST"},
@@ -913,8 +933,29 @@ class Run {
     return false;
   }
 
+  // States.DataLimitExceeded when `value` serializes to more than the
+  // payload limit.
+  void CheckSize(const Json& value, const std::string& what) const {
+    const size_t size = value.dump().size();
+    if (size > options_.max_payload_bytes)
+      throw AslError("States.DataLimitExceeded",
+                     what + " is " + std::to_string(size) +
+                         " bytes, above the limit of " +
+                         std::to_string(options_.max_payload_bytes));
+  }
+
+  // The execution fails with States.Timeout once the virtual clock passes
+  // the definition's TimeoutSeconds or the execution's limit.
+  void CheckDeadline() const {
+    if (deadline_ > 0 && now_ - options_.start_time > deadline_)
+      throw ExecutionTimeout("the execution exceeded its timeout of " +
+                             std::to_string(static_cast<int64_t>(deadline_)) +
+                             "s");
+  }
+
   const TaskHandler& handler_;
   const RunOptions& options_;
+  double deadline_ = 0;
   RunResult& result_;
   std::mt19937_64 rng_;
   double now_;
@@ -951,6 +992,13 @@ RunResult StateMachine::Run(const nlohmann::ordered_json& input,
     result.output = nullptr;
     run.Event("ExecutionFailed", "",
               {{"error", e.error()}, {"cause", e.cause()}});
+  } catch (const ExecutionTimeout& e) {
+    result.status = "FAILED";
+    result.error = "States.Timeout";
+    result.cause = e.what();
+    result.output = nullptr;
+    run.Event("ExecutionTimedOut", "",
+              {{"error", result.error}, {"cause", result.cause}});
   }
   result.end_time = run.now();
   return result;

@@ -61,6 +61,14 @@ struct RunOptions {
   double start_time = 1767225600;     // 2026-01-01T00:00:00Z
   uint64_t seed = 1;                  // FULL jitter, States.UUID, MathRandom
   int64_t max_transitions = 1000000;  // guards against endless loops
+  // Step Functions' limit on a state's input, output and a task's result
+  // (UTF-8 bytes of the JSON); larger fails with States.DataLimitExceeded,
+  // which no Retry or Catch matches.
+  size_t max_payload_bytes = 256 * 1024;
+  // The execution's time limit in seconds (0: none) besides the
+  // definition's own TimeoutSeconds: 300 for an EXPRESS workflow. Past it
+  // the execution fails with States.Timeout.
+  double execution_timeout_seconds = 0;
 };
 
 struct RunResult {
