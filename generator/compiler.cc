@@ -1,6 +1,7 @@
 #include "compiler.h"
 
 #include "check/checker.h"
+#include "check/limits.h"
 #include "emit/generator.h"
 
 namespace novacat {
@@ -13,6 +14,7 @@ std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
   for (const auto& path : paths) {
     if (auto spec = loader.LoadFile(path)) {
       CheckSpec(*spec, sink);
+      CheckLimits(*spec, sink);
       specs.push_back(std::move(spec));
     }
   }

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "check/limits.h"
 #include "compiler.h"
 #include "support/file_set.h"
 
@@ -40,6 +41,10 @@ int main(int argc, char** argv) {
                  "steps.hpp/steps.cpp are created there once, when missing, "
                  "and never touched again")
       ->capture_default_str();
+  bool explain = false;
+  app.add_flag("--explain", explain,
+               "Print each workflow's worst-case duration and the path that "
+               "takes it (and write nothing)");
   bool prune = false;
   app.add_flag("--prune", prune,
                "Also delete the generated files of workflows not given (their "
@@ -51,6 +56,26 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   novacat::DiagnosticSink sink;
+  if (explain) {
+    auto loaded = novacat::LoadAndCheck(specs, novacat::DiskFileReader(), sink);
+    std::fputs(sink.FormatAll().c_str(), stderr);
+    if (sink.has_errors()) return kExitError;
+    for (const auto& spec : loaded) {
+      novacat::WorstCase w = novacat::ComputeWorstCase(*spec);
+      std::string path;
+      for (const auto& p : w.path) path += (path.empty() ? "" : " -> ") + p;
+      std::fputs(
+          fmt::format("{} ({}): worst case {}{}, of which retry waits {}\n"
+                      "  path: {}\n",
+                      spec->workflow, spec->type,
+                      novacat::FormatSeconds(w.seconds),
+                      w.bounded ? "" : " (unbounded: the graph has a cycle)",
+                      novacat::FormatSeconds(w.retry_seconds), path)
+              .c_str(),
+          stdout);
+    }
+    return 0;
+  }
   std::optional<novacat::FileSet> files =
       novacat::Compile(specs, novacat::DiskFileReader(), sink);
   std::fputs(sink.FormatAll().c_str(), stderr);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "check/backoff.h"
+#include "check/limits.h"
 #include "emit/templates.h"
 #include "model/routes.h"
 
@@ -621,6 +622,17 @@ class ReadmeBuilder {
     d.set("type", MarkdownInline(spec_.type));
     d.set("input_event", EventLink(spec_.input_event, false));
     d.set("schema_version", std::to_string(spec_.schema_version));
+    {
+      const WorstCase worst = ComputeWorstCase(spec_);
+      std::string path;
+      for (const auto& p : worst.path)
+        path += (path.empty() ? "" : " → ") + MarkdownCode(p, false);
+      d.set("worst_case",
+            worst.bounded
+                ? FormatSeconds(worst.seconds) + " (of which retry waits " +
+                      FormatSeconds(worst.retry_seconds) + "), along " + path
+                : std::string("unbounded (the graph has a cycle)"));
+    }
     d.set("governance", spec_.governance
                             ? MarkdownCode(spec_.governance->name, false)
                             : std::string());

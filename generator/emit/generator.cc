@@ -5,6 +5,7 @@
 #include <map>
 
 #include "emit/asl_emitter.h"
+#include "emit/cfn_emitter.h"
 #include "emit/cpp_emitter.h"
 #include "emit/docs_emitter.h"
 #include "emit/schema_emitter.h"
@@ -18,6 +19,8 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
   std::map<std::string, const EventDef*> declared;
   for (const auto& spec : specs) {
     files.Add(spec->workflow + "/statemachine.asl.json", EmitAsl(*spec),
+              spec->workflow);
+    files.Add(spec->workflow + "/template.json", EmitCloudFormation(*spec),
               spec->workflow);
     CppFiles cpp = EmitCpp(*spec);
     const std::string base = spec->workflow + "/" + spec->workflow;

@@ -1193,6 +1193,7 @@ class WorkflowReader {
       state.max_concurrency_location = m.ValueLocation("max_concurrency");
     }
     state.max_items = v_.Integer(m, "max_items");
+    state.max_item_bytes = v_.Integer(m, "max_item_bytes");
     if (auto s = v_.String(m, "result", true)) {
       state.result_field = *s;
       state.result_location = m.ValueLocation("result");
@@ -1337,6 +1338,14 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
   g.default_retry_location = m.ValueLocation("default_retry");
   if (auto n = v.Integer(m, "max_attempts_limit")) {
     g.max_attempts_limit = static_cast<int>(*n);
+  }
+  if (auto share = v.Number(m, "retry_budget_share")) {
+    if (*share <= 0 || *share > 1) {
+      r.Error(m.ValueLocation("retry_budget_share"), "wrong-type",
+              "retry_budget_share must be above 0 and at most 1");
+    } else {
+      g.retry_budget_share = *share;
+    }
   }
   if (const YAML::Node* n = m.Get("map_concurrency")) {
     MapReader limits(r, *n, "'map_concurrency'",

@@ -66,6 +66,8 @@ struct Governance {
   std::string default_retry;
   SourceLocation default_retry_location;
   int max_attempts_limit = 10;  // retries beyond this count as unbounded
+  // Retry waits may take at most this share of a workflow's worst case.
+  double retry_budget_share = 0.6;
   std::vector<ConcurrencyLimit> map_concurrency;
   std::string correlation_field = "correlation_id";
   std::vector<std::string> internal_fields;
@@ -290,6 +292,7 @@ struct State {
   std::optional<int> max_concurrency;
   SourceLocation max_concurrency_location;
   std::optional<int64_t> max_items;
+  std::optional<int64_t> max_item_bytes;  // worst-case size of one result
   std::string result_field;
   SourceLocation result_location;
   std::optional<ItemFailure> item_failure;
