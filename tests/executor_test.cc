@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
 
 #include "novacat/runtime/asl/asl_error.h"
@@ -373,6 +375,47 @@ TEST(ExecutorLimitsTest, ExpressExecutionsTimeOutAfterFiveMinutesUncatchably) {
   Scripted again({{"T", {{{"throw", "RetryableError"}, {"seconds", 10}}}}});
   RunResult d = limited->Run(json::object(), std::ref(again));
   EXPECT_EQ(d.cause, "the execution exceeded its timeout of 100s");
+}
+
+}  // namespace
+}  // namespace novacat::runtime::asl
+
+namespace novacat::runtime::asl {
+namespace {
+
+// End to end on a generated definition: discover_spectra_products' Map
+// collects one result per provider into the state; with too many providers
+// returning large results the state outgrows 256 KiB, and the execution
+// fails with States.DataLimitExceeded, which its Catch (States.ALL) cannot
+// turn into a handled failure.
+TEST(ExecutorLimitsTest, GeneratedMapOverThePayloadLimitFailsTheExecution) {
+  std::ifstream in("generated/discover_spectra_products/statemachine.asl.json");
+  auto machine = MustLoad(json::parse(in));
+  json providers = json::array();
+  for (int i = 0; i < 40; ++i) providers.push_back("p" + std::to_string(i));
+  const json state = {
+      {"nova_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c"},
+      {"correlation_id", "0e6f1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c"},
+      {"job_run_id", "j"},
+      {"idempotency_status", "ACQUIRED"},
+      {"providers", providers}};
+  const json item_result = {{"provider", "p"},
+                            {"new_dataset_ids", json::array()},
+                            {"products", std::string(8 * 1024, 'x')}};
+  Scripted script(
+      {{"BeginJobRun", {{{"return", state}}}},
+       {"AcquireIdempotencyLock", {{{"return", state}}}},
+       {"QueryProviderForProducts", {{{"return", item_result}}}},
+       {"NormalizeProviderProducts", {{{"return", item_result}}}},
+       {"DeduplicateAndAssignDatasetIds", {{{"return", item_result}}}},
+       {"PublishDatasetDiscoveredEvents", {{{"return", item_result}}}},
+       {"TerminalFailHandler", {{{"return", state}}}},
+       {"FinalizeJobRunFailed", {{{"return", state}}}}});
+  RunResult r = machine->Run(state, std::ref(script));
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.DataLimitExceeded");
+  EXPECT_EQ(std::count(r.states.begin(), r.states.end(), "TerminalFailHandler"),
+            0);
 }
 
 }  // namespace

@@ -187,7 +187,33 @@ void CheckLimits(const WorkflowSpec& spec, DiagnosticSink& sink) {
                              100 * worst.retry_seconds / worst.seconds,
                              static_cast<int>(share * 100)));
   }
-  // Payload: a Map's results land in the state document.
+  // Payload: every Task's output is merged into the state document, which
+  // only grows; its worst case is the sum of the declared result sizes and
+  // of each Map's max_items x max_item_bytes.
+  int64_t total = 0;
+  const State* crossing = nullptr;
+  for (const auto& s : spec.graph.states) {
+    if (s.type == StateType::kTask && s.max_result_bytes)
+      total += *s.max_result_bytes;
+    if (s.type == StateType::kMap && s.max_items && s.max_item_bytes)
+      total += *s.max_items * *s.max_item_bytes;
+    if (!crossing && total * 5 > kPayloadLimitBytes * 4) crossing = &s;
+  }
+  if (crossing && crossing->type != StateType::kMap) {
+    if (total > kPayloadLimitBytes) {
+      sink.Error(crossing->location, "payload-size",
+                 fmt::format("the state document can reach {} bytes (declared "
+                             "max_result_bytes and Map results), above Step "
+                             "Functions' 256 KiB limit; it passes 80% at '{}'",
+                             total, crossing->name));
+    } else {
+      sink.Warning(crossing->location, "payload-size",
+                   fmt::format("the state document can reach {} bytes from "
+                               "'{}' on, above 80% of the 256 KiB limit",
+                               total, crossing->name));
+    }
+  }
+  // A Map's own results (reported at the Map).
   for (const auto& s : spec.graph.states) {
     if (s.type != StateType::kMap || !s.max_items || !s.max_item_bytes)
       continue;

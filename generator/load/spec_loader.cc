@@ -1034,6 +1034,7 @@ class WorkflowReader {
       state.dedupe_key_location = ContentLocation(m, "dedupe_key");
     }
     state.produces = v_.StringList(m, "produces", &state.produces_locations);
+    state.max_result_bytes = v_.Integer(m, "max_result_bytes");
     state.access_patterns =
         v_.StringList(m, "access_patterns", &state.access_pattern_locations);
   }

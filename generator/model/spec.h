@@ -267,6 +267,7 @@ struct State {
   std::vector<SourceLocation> produces_locations;
   std::vector<std::string> access_patterns;
   std::vector<SourceLocation> access_pattern_locations;
+  std::optional<int64_t> max_result_bytes;  // worst-case size of its output
 
   // Choice
   std::vector<ChoiceRule> rules;
