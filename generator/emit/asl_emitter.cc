@@ -20,19 +20,7 @@ using Json = nlohmann::ordered_json;
 // emitted next to the state whose transition they belong to.
 class AslBuilder {
  public:
-  explicit AslBuilder(const WorkflowSpec& spec) : spec_(spec) {
-    // Name every outcome/reason Pass state up front: one per (mark, target).
-    std::map<std::string, std::set<std::string>> targets_by_mark;
-    VisitTransitions([&](const Transition& t) {
-      if (HasMark(t)) targets_by_mark[MarkName(t)].insert(t.target);
-    });
-    VisitTransitions([&](const Transition& t) {
-      if (!HasMark(t)) return;
-      std::string name = MarkName(t);
-      if (targets_by_mark[name].size() > 1) name += "_Then_" + t.target;
-      pass_names_[{MarkName(t), t.target}] = name;
-    });
-  }
+  explicit AslBuilder(const WorkflowSpec& spec) : spec_(spec), marks_(spec) {}
 
   Json Build() {
     Json root;
@@ -49,30 +37,12 @@ class AslBuilder {
   }
 
  private:
-  template <typename F>
-  void VisitTransitions(F&& f) {
-    auto visit = [&](const StateGraph& g, auto& self) -> void {
-      for (const auto& s : g.states) {
-        for (const Transition* t : s.Transitions()) f(*t);
-        if (s.item_states) self(*s.item_states, self);
-      }
-    };
-    visit(spec_.graph, visit);
-  }
-
-  static bool HasMark(const Transition& t) {
-    return !t.outcome.empty() || !t.quarantine_reason.empty();
-  }
-  static std::string MarkName(const Transition& t) {
-    return t.outcome.empty() ? "RecordQuarantineReason_" + t.quarantine_reason
-                             : "RecordOutcome_" + t.outcome;
-  }
+  static bool HasMark(const Transition& t) { return MarkStates::Has(t); }
 
   // Where a transition leads in the definition: its Pass state when it
   // records something, else its target.
   std::string Next(const Transition& t) const {
-    if (!HasMark(t)) return t.target;
-    return pass_names_.at({MarkName(t), t.target});
+    return HasMark(t) ? marks_.NameOf(t) : t.target;
   }
 
   void SetFlow(Json& out, const State& s) const {
@@ -343,7 +313,7 @@ class AslBuilder {
   }
 
   const WorkflowSpec& spec_;
-  std::map<std::pair<std::string, std::string>, std::string> pass_names_;
+  MarkStates marks_;
 };
 
 }  // namespace

@@ -154,6 +154,42 @@ std::set<std::string> FieldsInScope(const WorkflowSpec& spec,
   return names;
 }
 
+namespace {
+
+std::string MarkBase(const Transition& t) {
+  return t.outcome.empty() ? "RecordQuarantineReason_" + t.quarantine_reason
+                           : "RecordOutcome_" + t.outcome;
+}
+
+template <typename F>
+void VisitTransitions(const StateGraph& graph, F&& f) {
+  for (const auto& s : graph.states) {
+    for (const Transition* t : s.Transitions()) f(*t);
+    if (s.item_states) VisitTransitions(*s.item_states, f);
+  }
+}
+
+}  // namespace
+
+MarkStates::MarkStates(const WorkflowSpec& spec) {
+  std::map<std::string, std::set<std::string>> targets;
+  VisitTransitions(spec.graph, [&](const Transition& t) {
+    if (Has(t)) targets[MarkBase(t)].insert(t.target);
+  });
+  VisitTransitions(spec.graph, [&](const Transition& t) {
+    if (!Has(t)) return;
+    std::string name = MarkBase(t);
+    if (targets[name].size() > 1) name += "_Then_" + t.target;
+    names_[{MarkBase(t), t.target}] = name;
+  });
+}
+
+std::string MarkStates::NameOf(const Transition& t) const {
+  if (!Has(t)) return "";
+  auto it = names_.find({MarkBase(t), t.target});
+  return it == names_.end() ? "" : it->second;
+}
+
 std::vector<Placeholder> Placeholders(const std::string& key_template) {
   std::vector<Placeholder> out;
   size_t at = 0;

@@ -2,6 +2,7 @@
 // emitters need: where each Task's errors go, and which states follow which.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,6 +53,23 @@ bool MayRaise(const WorkflowSpec& spec, const State& state, ErrorClass cls);
 // sees its item, the carried fields, its data and runtime fields.
 std::set<std::string> FieldsInScope(const WorkflowSpec& spec,
                                     const StateGraph& graph);
+
+// The Pass states the ASL emitter adds for transitions that record an
+// outcome or a quarantine reason: `RecordOutcome_<OUTCOME>` (or
+// `RecordQuarantineReason_<failure>`), suffixed `_Then_<Target>` when the
+// same mark leads to several targets.
+class MarkStates {
+ public:
+  explicit MarkStates(const WorkflowSpec& spec);
+  static bool Has(const Transition& t) {
+    return !t.outcome.empty() || !t.quarantine_reason.empty();
+  }
+  // The Pass state `t` goes through; "" when it records nothing.
+  std::string NameOf(const Transition& t) const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, std::string> names_;
+};
 
 // The placeholders of a key template: "A:{x}:{y}" → {x, y}, with the column
 // offset of each inside the template.

@@ -16,6 +16,7 @@
 
 #include "novacat/runtime/asl/asl_error.h"
 #include "novacat/runtime/asl/executor.h"
+#include "novacat/runtime/asl/script.h"
 
 namespace {
 
@@ -23,12 +24,6 @@ using json = nlohmann::ordered_json;
 using novacat::runtime::asl::AslError;
 
 constexpr int kExitInvalid = 2;
-
-// Thrown when the script cannot answer an invocation: a usage problem, not
-// an execution failure.
-struct ScriptError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 std::optional<json> ReadJson(const std::string& path, std::string* error) {
   std::ifstream in(path);
@@ -42,49 +37,6 @@ std::optional<json> ReadJson(const std::string& path, std::string* error) {
     return std::nullopt;
   }
   return value;
-}
-
-// Checks the script's shape: {"State": [{"return": ...} | {"throw": "Name",
-// "cause": "..."}, ...]} with an optional "seconds" per outcome.
-bool CheckScript(const json& script, std::string* error) {
-  if (!script.is_object()) {
-    *error = "the script must be an object mapping Task states to outcomes";
-    return false;
-  }
-  for (auto it = script.begin(); it != script.end(); ++it) {
-    const std::string where = "script[\"" + it.key() + "\"]";
-    if (!it->is_array() || it->empty()) {
-      *error = where + " must be a non-empty list of outcomes";
-      return false;
-    }
-    for (size_t i = 0; i < it->size(); ++i) {
-      const json& o = (*it)[i];
-      const std::string at = where + "[" + std::to_string(i) + "]";
-      bool returns = o.is_object() && o.contains("return");
-      bool throws = o.is_object() && o.contains("throw");
-      if (returns == throws) {
-        *error = at + " needs exactly one of \"return\" and \"throw\"";
-        return false;
-      }
-      if (throws && !o["throw"].is_string()) {
-        *error = at + ".throw must be an error name";
-        return false;
-      }
-      for (auto k = o.begin(); k != o.end(); ++k) {
-        if (k.key() != "return" && k.key() != "throw" && k.key() != "cause" &&
-            k.key() != "seconds") {
-          *error = at + " has an unknown key \"" + k.key() + "\"";
-          return false;
-        }
-      }
-      if (o.contains("seconds") &&
-          (!o["seconds"].is_number() || o["seconds"] < 0)) {
-        *error = at + ".seconds must be a non-negative number";
-        return false;
-      }
-    }
-  }
-  return true;
 }
 
 int Simulate(const std::string& definition_path, const std::string& script_path,
@@ -110,7 +62,8 @@ int Simulate(const std::string& definition_path, const std::string& script_path,
       }
     }
   }
-  if (!definition || !script || !CheckScript(*script, &error)) {
+  if (!definition || !script ||
+      !novacat::runtime::asl::CheckScript(*script, &error)) {
     std::fprintf(stderr, "novacat simulate: %s\n", error.c_str());
     return kExitInvalid;
   }
@@ -120,26 +73,11 @@ int Simulate(const std::string& definition_path, const std::string& script_path,
                  error.c_str());
     return kExitInvalid;
   }
-  std::map<std::string, size_t> used;
-  novacat::runtime::asl::TaskHandler handler =
-      [&](const novacat::runtime::asl::TaskInvocation& call) {
-        auto it = script->find(call.state_name);
-        if (it == script->end())
-          throw ScriptError("the script has no outcomes for Task '" +
-                            call.state_name + "'");
-        size_t n = used[call.state_name]++;
-        const json& o = (*it)[std::min(n, it->size() - 1)];
-        novacat::runtime::asl::TaskOutcome outcome;
-        outcome.seconds = o.value("seconds", 0.0);
-        if (o.contains("throw"))
-          throw AslError(o["throw"].get<std::string>(), o.value("cause", ""));
-        outcome.result = o["return"];
-        return outcome;
-      };
+  novacat::runtime::asl::ScriptedHandler handler(*script);
   novacat::runtime::asl::RunResult result;
   try {
-    result = machine->Run(input, handler, options);
-  } catch (const ScriptError& e) {
+    result = machine->Run(input, std::ref(handler), options);
+  } catch (const novacat::runtime::asl::ScriptError& e) {
     std::fprintf(stderr, "novacat simulate: %s\n", e.what());
     return kExitInvalid;
   }
