@@ -8,9 +8,9 @@
 #   <project>/workflows) the first time, and never touches them again;
 # - builds the library novacat_workflow_<workflow> from the generated code
 #   and the step logic, linked to the runtime;
-# - registers the workflow's tests with ctest: `workflow_<workflow>_asl`
-#   validates its generated definition with the pinned asl-validator (the
-#   generated conformance tests join it when they exist).
+# - registers the workflow's tests with ctest: its generated conformance
+#   tests (`ctest -R conformance`) and `workflow_<workflow>_asl`, its
+#   definition checked by the pinned asl-validator.
 # A Task added to the spec without its method in steps.hpp/steps.cpp fails
 # the build with the name of the missing method; a removed Task makes the
 # stale `override` fail.
@@ -32,6 +32,7 @@ function(novacat_add_workflow)
   set(generated
     "${out}/${W_NAME}/${W_NAME}.hpp"
     "${out}/${W_NAME}/${W_NAME}.cpp"
+    "${out}/${W_NAME}/${W_NAME}_conformance_test.cpp"
     "${out}/${W_NAME}/statemachine.asl.json")
   set(steps "${steps_dir}/${W_NAME}/steps.hpp" "${steps_dir}/${W_NAME}/steps.cpp")
   # The first build creates the step logic; after that it is a source.
@@ -53,6 +54,14 @@ function(novacat_add_workflow)
     "${out}" "${steps_dir}")
   target_link_libraries(novacat_workflow_${W_NAME} PUBLIC novacat_runtime)
   if(NOVACAT_BUILD_TESTS)
+    string(TOUPPER "${W_NAME}" upper)
+    add_executable(conformance_${W_NAME}
+      "${out}/${W_NAME}/${W_NAME}_conformance_test.cpp")
+    target_link_libraries(conformance_${W_NAME} PRIVATE novacat_runtime
+      GTest::gtest_main)
+    target_compile_definitions(conformance_${W_NAME} PRIVATE
+      "NOVACAT_${upper}_ASL=\"${out}/${W_NAME}/statemachine.asl.json\"")
+    gtest_discover_tests(conformance_${W_NAME})
     add_test(NAME workflow_${W_NAME}_asl
       COMMAND "${PROJECT_SOURCE_DIR}/tests/tools/node_modules/.bin/asl-validator"
         --json-path "${out}/${W_NAME}/statemachine.asl.json")

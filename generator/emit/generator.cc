@@ -6,6 +6,7 @@
 
 #include "emit/asl_emitter.h"
 #include "emit/cfn_emitter.h"
+#include "emit/conformance_emitter.h"
 #include "emit/cpp_emitter.h"
 #include "emit/docs_emitter.h"
 #include "emit/schema_emitter.h"
@@ -26,6 +27,8 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
     const std::string base = spec->workflow + "/" + spec->workflow;
     files.Add(base + ".hpp", cpp.header, spec->workflow);
     files.Add(base + ".cpp", cpp.source, spec->workflow);
+    files.Add(base + "_conformance_test.cpp", EmitConformanceTests(*spec),
+              spec->workflow);
     files.Scaffold(spec->workflow + "/steps.hpp", cpp.steps_header);
     files.Scaffold(spec->workflow + "/steps.cpp", cpp.steps_source);
     files.Add(spec->workflow + "/README.md", EmitWorkflowDocs(*spec),
