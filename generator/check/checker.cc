@@ -763,6 +763,12 @@ class SpecChecker {
     }
   }
 
+  // The `workflow:` value, or the file's start when the key is missing.
+  SourceLocation WorkflowLocation() const {
+    if (!spec_.workflow_location.file.empty()) return spec_.workflow_location;
+    return SourceLocation{spec_.file, 1, 1, 1};
+  }
+
   void CheckBuiltinsPresent() {
     static const Builtin kRequired[] = {
         Builtin::kBeginJobRun, Builtin::kAcquireIdempotencyLock,
@@ -772,7 +778,7 @@ class SpecChecker {
       bool found = false;
       for (const auto& s : spec_.graph.states) found = found || s.builtin == b;
       if (!found) {
-        Error(spec_.workflow_location, "missing-builtin",
+        Error(WorkflowLocation(), "missing-builtin",
               fmt::format("workflow '{}' has no {} task; every workflow "
                           "records its JobRun from BeginJobRun to a Finalize "
                           "state",
@@ -789,7 +795,7 @@ class SpecChecker {
       for (const auto& s : spec_.graph.states)
         found = found || s.builtin == Builtin::kFinalizeJobRunQuarantined;
       if (!found) {
-        Error(spec_.workflow_location, "missing-builtin",
+        Error(WorkflowLocation(), "missing-builtin",
               fmt::format("workflow '{}' quarantines but has no "
                           "FinalizeJobRunQuarantined task to record it",
                           spec_.workflow));

@@ -112,8 +112,11 @@ class MapReader {
             const SourceLocation& fallback)
       : r_(r), node_(node), what_(std::move(what)) {
     if (!node.IsMap()) {
+      // A null value's mark is the next token; the key is more helpful.
       SourceLocation at =
-          node.IsDefined() && node.Mark().line >= 0 ? r_.At(node) : fallback;
+          node.IsDefined() && !node.IsNull() && node.Mark().line >= 0
+              ? r_.At(node)
+              : fallback;
       r_.Error(at, "wrong-type",
                fmt::format("{} must be a mapping, got {}", what_,
                            NodeKindName(node)));
@@ -914,7 +917,10 @@ class WorkflowReader {
                                              StateTypeName(state.type), name)
                                : fmt::format("state '{}'", name),
                     at);
-    if (!typed.valid()) return state;
+    if (!typed.valid()) {
+      graph_incomplete_ = true;  // reported; its transitions are unknown
+      return state;
+    }
     if (auto s = v_.String(typed, "type", true)) {
       state.type_location = typed.ValueLocation("type");
       if (!known_type) {
