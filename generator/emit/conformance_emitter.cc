@@ -357,7 +357,10 @@ class PlanBuilder {
       }
     }
     if (!p.doc.contains(s.result_field)) p.absent.insert(s.result_field);
-    for (const auto& name : ItemWalk(*s.item_states)) p.states.push_back(name);
+    for (const auto& name : ItemWalk(*s.item_states)) {
+      p.states.push_back(name);
+      if (s.item_states->Find(name)) p.spec_states.push_back(name);
+    }
     return true;
   }
 
