@@ -10,6 +10,7 @@
 #include <map>
 
 #include "novacat/runtime/asl/asl_error.h"
+#include "novacat/runtime/asl/script.h"
 #include "novacat/runtime/json_reader.h"
 
 namespace novacat::runtime::asl {
@@ -416,6 +417,27 @@ TEST(ExecutorLimitsTest, GeneratedMapOverThePayloadLimitFailsTheExecution) {
   EXPECT_EQ(r.error, "States.DataLimitExceeded");
   EXPECT_EQ(std::count(r.states.begin(), r.states.end(), "TerminalFailHandler"),
             0);
+}
+
+}  // namespace
+}  // namespace novacat::runtime::asl
+
+namespace novacat::runtime::asl {
+namespace {
+
+TEST(ScriptedHandlerTest, StarAnswersEveryTaskTheScriptDoesNotName) {
+  ScriptedHandler handler(nlohmann::ordered_json::parse(
+      R"({"*": [{"return": {"d": 1}}], "B": [{"throw": "E", "cause": "c"}]})"));
+  TaskInvocation a{"A", "r", nlohmann::ordered_json::object(), 0, 0};
+  EXPECT_EQ(handler(a).result, nlohmann::ordered_json({{"d", 1}}));
+  EXPECT_EQ(handler(a).result,
+            nlohmann::ordered_json({{"d", 1}}));  // the last repeats
+  TaskInvocation b{"B", "r", nlohmann::ordered_json::object(), 0, 0};
+  EXPECT_THROW(handler(b), AslError);
+  EXPECT_EQ(handler.invocations("A"), 2);
+  EXPECT_EQ(handler.invocations("B"), 1);
+  ScriptedHandler none(nlohmann::ordered_json::object());
+  EXPECT_THROW(none(a), ScriptError);
 }
 
 }  // namespace

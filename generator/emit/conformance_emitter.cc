@@ -120,18 +120,17 @@ class PlanBuilder {
   Json Input(const PathPlan& p) const { return p.doc; }
 
   // Every Task returns the path's document (the Payload convention: a Task
-  // returns the whole state); Map item Tasks return an empty item.
+  // returns the whole state), through the script's "*" entry; Map item
+  // Tasks return an empty item.
   Json Script(const PathPlan& p) const {
     Json script = Json::object();
-    auto visit = [&](const StateGraph& graph, bool item, auto& self) -> void {
-      for (const auto& s : graph.states) {
-        if (s.type == StateType::kTask)
-          script[s.name] =
-              Json::array({{{"return", item ? Json::object() : p.doc}}});
-        if (s.item_states) self(*s.item_states, true, self);
-      }
-    };
-    visit(spec_.graph, false, visit);
+    script["*"] = Json::array({{{"return", p.doc}}});
+    for (const auto& s : spec_.graph.states) {
+      if (!s.item_states) continue;
+      for (const auto& item : s.item_states->states)
+        if (item.type == StateType::kTask)
+          script[item.name] = Json::array({{{"return", Json::object()}}});
+    }
     return script;
   }
 

@@ -47,6 +47,7 @@ bool CheckScript(const nlohmann::ordered_json& script, std::string* error) {
 
 TaskOutcome ScriptedHandler::operator()(const TaskInvocation& call) {
   auto it = script_.find(call.state_name);
+  if (it == script_.end()) it = script_.find("*");
   if (it == script_.end())
     throw ScriptError("the script has no outcomes for Task '" +
                       call.state_name + "'");

@@ -3,7 +3,8 @@
 // (the last repeats): {"return": <JSON>} (the function's result; the Lambda
 // Payload for lambda:invoke), or {"throw": "<error name>", "cause": "..."},
 // with an optional "seconds" (the invocation's duration on the virtual
-// clock).
+// clock). The key "*" gives the outcomes of every Task the script does not
+// name (counted per Task).
 #pragma once
 
 #include <map>
