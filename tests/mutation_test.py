@@ -122,14 +122,12 @@ def main():
                     survivors.append(f"{workflow}: {description}")
                     print(f"SURVIVED  {workflow}: {description}")
     print(f"mutation score: {killed}/{total} killed")
-    # Known survivors are reported, not hidden; the test fails only when a
-    # mutant of a kind the conformance tests must catch survives.
-    must_kill = ("drop the retrier", "change the interval", "point the last Catch",
-                 "swap branches", "rename state")
-    bad = [s for s in survivors if any(k in s for k in must_kill)]
-    for s in bad:
-        print(f"FAIL a mutant that must be killed survived: {s}")
-    return 1 if bad else 0
+    # Every kind must be killed: the host-mode cases see a Catch that drops
+    # the run's document (a lost correlation_id), and the Map cases see
+    # MaxConcurrency on the virtual clock.
+    for s in survivors:
+        print(f"FAIL a mutant survived: {s}")
+    return 1 if survivors else 0
 
 
 if __name__ == "__main__":

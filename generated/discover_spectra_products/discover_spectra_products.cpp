@@ -494,6 +494,14 @@ nlohmann::json Dispatch(DiscoverSpectraProductsSteps& steps, std::string_view st
 }
 
 runtime::WorkflowBinding MakeBinding(DiscoverSpectraProductsSteps& steps) {
+  return MakeBinding([&steps](std::string_view state_name,
+                              const nlohmann::json& document,
+                              runtime::StepContext& context) {
+    return Dispatch(steps, state_name, document, context);
+  });
+}
+
+runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   runtime::WorkflowBinding binding;
   runtime::WorkflowFacts& facts = binding.facts;
   facts.workflow_name = std::string(kWorkflowName);
@@ -520,11 +528,7 @@ runtime::WorkflowBinding MakeBinding(DiscoverSpectraProductsSteps& steps) {
       runtime::BuiltinState{"FinalizeJobRunFailed", "FinalizeJobRunFailed", std::nullopt},
   };
   binding.is_domain_task = IsDomainTask;
-  binding.dispatch = [&steps](std::string_view state_name,
-                              const nlohmann::json& document,
-                              runtime::StepContext& context) {
-    return Dispatch(steps, state_name, document, context);
-  };
+  binding.dispatch = std::move(dispatch);
   binding.dedupe_key = [](std::string_view state_name,
                           const nlohmann::json& document)
       -> std::optional<std::string> {

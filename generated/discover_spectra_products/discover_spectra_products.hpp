@@ -225,6 +225,9 @@ nlohmann::json Dispatch(DiscoverSpectraProductsSteps& steps, std::string_view st
 // How the runtime host runs this workflow's Tasks: its facts, builtin
 // states and the dispatcher over `steps` (which must outlive the binding).
 runtime::WorkflowBinding MakeBinding(DiscoverSpectraProductsSteps& steps);
+// The same facts and builtins with another domain dispatcher (the
+// conformance tests script the domain Tasks through it).
+runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch);
 
 // Validates `document` as `event` (this workflow's input or a published
 // event): the errors, empty when valid; nullopt for another event name.

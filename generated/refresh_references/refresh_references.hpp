@@ -222,6 +222,9 @@ nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_na
 // How the runtime host runs this workflow's Tasks: its facts, builtin
 // states and the dispatcher over `steps` (which must outlive the binding).
 runtime::WorkflowBinding MakeBinding(RefreshReferencesSteps& steps);
+// The same facts and builtins with another domain dispatcher (the
+// conformance tests script the domain Tasks through it).
+runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch);
 
 // Validates `document` as `event` (this workflow's input or a published
 // event): the errors, empty when valid; nullopt for another event name.

@@ -55,9 +55,106 @@ class SpecChecker {
     CheckIdempotency();
     CheckEvents();
     CheckLogging();
+    CheckScenarios();
   }
 
  private:
+  // Scenarios name Tasks, fields, outcomes, states and events of this spec;
+  // a misspelt one would make a test that checks nothing.
+  void CheckScenarios() {
+    std::set<std::string> states, domain_tasks, events, outcomes, errors;
+    std::map<std::string, std::set<std::string>> produces;
+    auto collect = [&](const StateGraph& g) {
+      for (const auto& st : g.states) {
+        states.insert(st.name);
+        if (st.type == StateType::kTask && st.builtin == Builtin::kNone) {
+          domain_tasks.insert(st.name);
+          produces[st.name].insert(st.produces.begin(), st.produces.end());
+        }
+      }
+    };
+    collect(spec_.graph);
+    for (const auto& st : spec_.graph.states)
+      if (st.item_states) collect(*st.item_states);
+    for (const auto& e : spec_.events) events.insert(e.name);
+    for (const auto& o : spec_.outcomes) outcomes.insert(o.name);
+    if (g_)
+      for (const auto& c : g_->error_classes) errors.insert(c.error_name);
+    for (const auto& sc : spec_.scenarios) {
+      CheckName(sc.name, sc.location, "scenario", NameStyle::kSnake);
+      for (size_t i = 0; i < sc.tasks.size(); ++i) {
+        const auto& [written, answers] = sc.tasks[i];
+        // "Task[k]": the answers of a Map item Task for item k only.
+        std::string task = written;
+        size_t bracket = written.find('[');
+        if (bracket != std::string::npos) {
+          task = written.substr(0, bracket);
+          const std::string index =
+              written.substr(bracket + 1, written.size() - bracket - 2);
+          const bool digits =
+              !index.empty() && written.back() == ']' &&
+              index.find_first_not_of("0123456789") == std::string::npos;
+          if (!digits || !spec_.FindEnclosingMap(task)) {
+            Error(sc.task_locations[i], "scenario-unknown-task",
+                  fmt::format("'{}': only a Map item Task takes an item index "
+                              "such as {}[0]",
+                              written, task));
+            continue;
+          }
+        }
+        if (!domain_tasks.count(task)) {
+          Error(sc.task_locations[i], "scenario-unknown-task",
+                fmt::format("scenario '{}' answers '{}', which is not a "
+                            "domain Task of this workflow{}",
+                            sc.name, task, Suggest(task, domain_tasks)));
+          continue;
+        }
+        for (const auto& answer : answers) {
+          for (const auto& [field, at] : answer.set_fields) {
+            if (!produces[task].count(field))
+              Error(at, "scenario-unknown-field",
+                    fmt::format("'{}' does not produce '{}'{}", task, field,
+                                Suggest(field, produces[task])));
+          }
+          if (!answer.throw_error.empty() && !errors.count(answer.throw_error))
+            Error(answer.location, "scenario-unknown-error",
+                  fmt::format("'{}' is not an error of the governance's "
+                              "error classes{}",
+                              answer.throw_error,
+                              Suggest(answer.throw_error, errors)));
+        }
+      }
+      if (!sc.outcome.empty() && !outcomes.count(sc.outcome))
+        Error(sc.outcome_location, "unknown-outcome",
+              fmt::format("unknown outcome '{}'{}", sc.outcome,
+                          Suggest(sc.outcome, outcomes)));
+      if (!sc.outcome.empty() &&
+          (sc.jobrun == "QUARANTINED" || sc.jobrun == "FAILED"))
+        Error(sc.outcome_location, "scenario-outcome",
+              fmt::format("scenario '{}' expects an outcome, which only a "
+                          "SUCCEEDED JobRun records",
+                          sc.name));
+      auto check_states = [&](const std::vector<std::string>& names,
+                              const std::vector<SourceLocation>& at) {
+        for (size_t i = 0; i < names.size(); ++i)
+          if (!states.count(names[i]))
+            Error(at[i], "unknown-state",
+                  fmt::format("unknown state '{}'{}", names[i],
+                              Suggest(names[i], states)));
+      };
+      check_states(sc.path, sc.path_locations);
+      check_states(sc.not_invoked, sc.not_invoked_locations);
+      std::vector<std::string> attempted;
+      for (const auto& [task, n] : sc.attempts) attempted.push_back(task);
+      check_states(attempted, sc.attempt_locations);
+      for (size_t i = 0; i < sc.events.size(); ++i)
+        if (!events.count(sc.events[i]))
+          Error(sc.event_locations[i], "unknown-event",
+                fmt::format("unknown event '{}'{}", sc.events[i],
+                            Suggest(sc.events[i], events)));
+    }
+  }
+
   void Error(const SourceLocation& at, const char* rule, std::string message) {
     sink_.Error(at, rule, std::move(message));
   }

@@ -209,6 +209,10 @@ class AslBuilder {
     Json selector;
     selector[s.item_name + ".$"] = "$$.Map.Item.Value";
     for (const auto& c : s.carry) selector[c + ".$"] = "$." + c;
+    // The item's index: the host keys each item Task's Attempt records by
+    // it (records.h), so that items of one Map do not overwrite each
+    // other's Attempts.
+    selector["map_item_index.$"] = "$$.Map.Item.Index";
     out["ItemSelector"] = selector;
     int concurrency = 1;
     if (spec_.governance) {

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -78,8 +80,10 @@ class PlanBuilder {
       if (!p->outcome.empty()) expect["outcome"] = p->outcome;
       if (!p->quarantine_reason.empty())
         expect["quarantine_reason"] = p->quarantine_reason;
-      cases.push_back(Case(unique, *p, Script(*p), expect,
-                           "Choice branches: " + Join(p->branches)));
+      Json c = Case(unique, *p, Script(*p), expect,
+                    "Choice branches: " + Join(p->branches));
+      if (std::optional<Json> host = HostForPath(*p)) c["host"] = *host;
+      cases.push_back(std::move(c));
     }
     // Failure classes for every Task on the first success path through it.
     std::set<std::string> covered;
@@ -91,7 +95,118 @@ class PlanBuilder {
         AddFailureCases(*s, *p, cases);
       }
     }
+    // Map states: concurrency on the virtual clock, and one item's
+    // quarantine beside items that complete.
+    for (const PathPlan* p : chosen) {
+      for (const auto& name : p->spec_states) {
+        const State* s = spec_.graph.Find(name);
+        if (!s || s->type != StateType::kMap || !covered.insert(name).second)
+          continue;
+        AddMapCases(*s, *p, cases);
+      }
+    }
+    if (std::optional<Json> c = InvalidInputCase(chosen)) cases.push_back(*c);
+    for (const auto& sc : spec_.scenarios) cases.push_back(ScenarioCase(sc));
     return cases;
+  }
+
+  // An input without its first required field: BeginJobRun rejects it
+  // (TERMINAL, never retried), the run is recorded FAILED and nothing is
+  // published; the failure handlers keep the input's correlation_id.
+  std::optional<Json> InvalidInputCase(
+      const std::vector<const PathPlan*>& chosen) const {
+    const EventDef* input_event = spec_.FindEvent(spec_.input_event);
+    const State* begin = nullptr;
+    for (const auto& st : spec_.graph.states)
+      if (st.type == StateType::kTask && st.builtin == Builtin::kBeginJobRun)
+        begin = &st;
+    if (!input_event || !begin || chosen.empty()) return std::nullopt;
+    const Field* dropped = nullptr;
+    for (const auto& f : input_event->fields)
+      if (f.required && f.name != "correlation_id" && !dropped) dropped = &f;
+    if (!dropped) return std::nullopt;
+    std::optional<Json> input = HostInput(*chosen.front());
+    if (!input) return std::nullopt;
+    input->erase(dropped->name);
+    (*input)["correlation_id"] = kSampleUuid;
+    std::optional<RouteEnd> end;
+    for (const auto& r : CatchRoutesFor(spec_, spec_.graph, *begin)) {
+      bool matches = r.catch_all;
+      for (ErrorClass c : r.classes)
+        matches = matches || c == ErrorClass::kTerminal;
+      if (matches) {
+        end = FollowRoute(r.next);
+        break;
+      }
+    }
+    if (!end) return std::nullopt;
+    std::vector<std::string> states = {begin->name};
+    states.insert(states.end(), end->states.begin(), end->states.end());
+    std::optional<Json> jobrun = JobRunAlong(states, "", "TERMINAL");
+    if (!jobrun) return std::nullopt;
+    Json expect = {{"jobrun", *jobrun},
+                   {"events", Json::array()},
+                   {"attempts", {{begin->name, 0}}}};
+    return Json{
+        {"name", "invalid_input_without_" + dropped->name},
+        {"note", "an input without '" + dropped->name + "' fails TERMINAL at " +
+                     begin->name + ": recorded FAILED, nothing published"},
+        {"input", *input},
+        {"script", Json::object()},
+        {"expect", {{"status", end->failed ? "FAILED" : "SUCCEEDED"}}},
+        {"host_only", true},
+        {"host",
+         {{"input", *input}, {"domain", Json::object()}, {"expect", expect}}}};
+  }
+
+  // A scenario the author wrote: host mode only, its answers and
+  // expectations as written.
+  Json ScenarioCase(const Scenario& sc) const {
+    Json domain = Json::object();
+    for (const auto& [task, answers] : sc.tasks) {
+      Json list = Json::array();
+      for (const auto& a : answers) {
+        if (!a.throw_error.empty())
+          list.push_back({{"throw", a.throw_error}, {"cause", a.cause}});
+        else
+          list.push_back({{"set", a.set}});
+      }
+      domain[task] = list;
+    }
+    Json jobrun = {{"status", sc.jobrun}};
+    if (!sc.outcome.empty()) jobrun["outcome"] = sc.outcome;
+    if (!sc.classification.empty())
+      jobrun["error_classification"] = sc.classification;
+    Json expect = {{"jobrun", jobrun}};
+    if (sc.events_given) expect["events"] = sc.events;
+    if (sc.path_given) {
+      Json all = Json::array();
+      for (const auto& st : spec_.graph.states) {
+        all.push_back(st.name);
+        if (st.item_states)
+          for (const auto& item : st.item_states->states)
+            all.push_back(item.name);
+      }
+      expect["path"] = sc.path;
+      expect["path_filter"] = all;
+    }
+    if (!sc.not_invoked.empty()) expect["not_invoked"] = sc.not_invoked;
+    if (!sc.attempts.empty()) {
+      Json attempts = Json::object();
+      for (const auto& [task, n] : sc.attempts) attempts[task] = n;
+      expect["attempts"] = attempts;
+    }
+    Json c = {{"name", "scenario_" + sc.name},
+              {"note",
+               sc.description.empty() ? "scenario " + sc.name : sc.description},
+              {"input", sc.input},
+              {"script", Json::object()},
+              {"expect",
+               {{"status", sc.jobrun == "FAILED" ? "FAILED" : "SUCCEEDED"}}},
+              {"host_only", true},
+              {"host",
+               {{"input", sc.input}, {"domain", domain}, {"expect", expect}}}};
+    return c;
   }
 
  private:
@@ -258,11 +373,15 @@ class PlanBuilder {
       case FieldKind::kDateTime:
         return "2026-01-01T00:00:00Z";
       case FieldKind::kArray:
-        return Json::array({"item-1"});
-      case FieldKind::kObject:
-        return Json::object();
+        return Json::array({f.items ? Sample(*f.items) : Json("item-1")});
+      case FieldKind::kObject: {
+        Json o = Json::object();
+        for (const auto& sub : f.fields)
+          if (sub.required) o[sub.name] = Sample(sub);
+        return o;
+      }
       default:
-        return "sample";
+        return f.enum_values.empty() ? Json("sample") : Json(f.enum_values[0]);
     }
   }
 
@@ -409,12 +528,15 @@ class PlanBuilder {
     std::string last;
     bool failed = false;
     std::string error;
+    std::vector<std::string> states;  // spec states entered on the route
+    bool in_item = false;             // caught inside the Map item
   };
   RouteEnd FollowRoute(const std::string& target) const {
     RouteEnd end;
     const State* s = spec_.graph.Find(target);
     for (size_t guard = 0; s && guard <= spec_.graph.states.size(); ++guard) {
       end.last = s->name;
+      end.states.push_back(s->name);
       if (s->type == StateType::kFail) {
         end.failed = true;
         end.error = s->error;
@@ -449,6 +571,7 @@ class PlanBuilder {
           end.last = base.terminal;
           end.failed = base.failed;
           end.error = base.error;
+          end.in_item = true;
           return end;
         }
         return FollowRoute(r.next);
@@ -489,7 +612,35 @@ class PlanBuilder {
       expect["invocations"] = {{task.name, invocations}};
       Json script = Script(base);
       script[task.name] = outcomes;
-      cases.push_back(Case(task.name + "_" + kind, base, script, expect, note));
+      Json c = Case(task.name + "_" + kind, base, script, expect, note);
+      // Through the host: a domain Task's StepError (not Lambda's own
+      // throttling or a timeout, which never reach the step logic).
+      const std::string thrown = outcomes[0].value("throw", "");
+      const bool step_error = thrown == "RetryableError" ||
+                              thrown == "TerminalError" ||
+                              thrown == "QuarantineError";
+      if (IsDomainTask(&task) && step_error && end) {
+        std::optional<Json> host = HostForPath(base);
+        std::vector<std::string> states =
+            FailureStates(base, task, end, end->in_item);
+        const char* cls_name = cls == ErrorClass::kRetryable  ? "RETRYABLE"
+                               : cls == ErrorClass::kTerminal ? "TERMINAL"
+                                                              : "QUARANTINE";
+        std::optional<Json> jobrun =
+            JobRunAlong(states, base.outcome, cls_name);
+        if (host && jobrun) {
+          Json& domain = (*host)["domain"];
+          domain[task.name] = Json::array();
+          for (const auto& o : outcomes)
+            domain[task.name].push_back(
+                {{"throw", o["throw"]}, {"cause", o.value("cause", "")}});
+          (*host)["expect"] = {{"jobrun", *jobrun},
+                               {"events", EventsAlong(states)},
+                               {"attempts", {{task.name, invocations}}}};
+          c["host"] = *host;
+        }
+      }
+      cases.push_back(std::move(c));
     };
     const int64_t timeout = task.timeout_seconds.value_or(
         task.retry && task.retry->timeout_seconds ? *task.retry->timeout_seconds
@@ -521,9 +672,21 @@ class PlanBuilder {
       Json script = Script(base);
       script[task.name] =
           Json::array({{{"throw", retryable->error_name}}, {{"return", ok}}});
-      cases.push_back(
-          Case(task.name + "_retry_then_success", base, script, expect,
-               "a RETRYABLE error, then success: the path goes on"));
+      Json c = Case(task.name + "_retry_then_success", base, script, expect,
+                    "a RETRYABLE error, then success: the path goes on");
+      if (IsDomainTask(&task)) {
+        if (std::optional<Json> host = HostForPath(base)) {
+          Json& entries = (*host)["domain"][task.name];
+          Json success =
+              entries.empty() ? Json{{"set", Json::object()}} : entries[0];
+          entries = Json::array(
+              {{{"throw", retryable->error_name}, {"cause", "503"}}, success});
+          (*host)["expect"]["attempts"] = {{task.name, 2}};
+          (*host)["expect"].erase("rerun_outcome");
+          c["host"] = *host;
+        }
+      }
+      cases.push_back(std::move(c));
     }
     if (terminal) {
       add("terminal",
@@ -542,6 +705,360 @@ class PlanBuilder {
     }
   }
 
+  // ---- host mode ----------------------------------------------------------
+  //
+  // A case with a "host" part runs a second time through the runtime host:
+  // the builtins are the real ones (JobRun and Attempt records on a
+  // MemoryStore, events validated and captured, log lines captured) and
+  // only the domain Tasks are scripted: each returns its document with the
+  // fields it `produces` set, or throws. The runner then checks the records
+  // and the seeds' invariants (conformance.h).
+
+  bool IsDomainTask(const State* s) const {
+    return s && s->type == StateType::kTask && s->builtin == Builtin::kNone;
+  }
+
+  const State* FindTopOrItem(const std::string& name) const {
+    return FindState(name);
+  }
+
+  // A sample value for a produced field. A published event may declare it
+  // more precisely than `data` does (the properties of its objects), so
+  // its declaration wins: the sample must be publishable.
+  Json SampleFor(const std::string& field) const {
+    for (const auto& e : spec_.events)
+      if (const Field* f = e.FindField(field)) return Sample(*f);
+    const Field* f = spec_.FindFieldType(field);
+    return f ? Sample(*f) : Json("sample");
+  }
+
+  // A valid input event: the path's values for its fields, samples for the
+  // required ones the path leaves free.
+  std::optional<Json> HostInput(const PathPlan& p) const {
+    const EventDef* input = spec_.FindEvent(spec_.input_event);
+    if (!input) return std::nullopt;
+    Json doc = Json::object();
+    for (const auto& f : input->fields) {
+      if (p.doc.contains(f.name)) {
+        doc[f.name] = p.doc[f.name];
+      } else if (f.required) {
+        if (p.absent.count(f.name)) return std::nullopt;
+        doc[f.name] = Sample(f);
+      }
+    }
+    return doc;
+  }
+
+  // What each domain Task of the path sets: its `produces` fields, with the
+  // path's values (the ones its Choices need) or samples; fields the path
+  // needs absent stay absent.
+  Json HostDomain(const PathPlan& p) const {
+    Json domain = Json::object();
+    for (const auto& name : p.spec_states) {
+      const State* s = FindState(name);
+      if (!IsDomainTask(s) || domain.contains(name)) continue;
+      const bool in_map = spec_.FindEnclosingMap(name) != nullptr;
+      Json set = Json::object();
+      for (const auto& field : s->produces) {
+        if (!in_map && p.doc.contains(field)) {
+          set[field] = p.doc[field];
+        } else if (!p.absent.count(field) || in_map) {
+          set[field] = SampleFor(field);
+        }
+      }
+      domain[name] = Json::array({{{"set", set}}});
+    }
+    return domain;
+  }
+
+  // The events published along `states` (spec states, items included), in
+  // order: one per PublishEvent state, one per element of its for_each
+  // array (the samples hold one).
+  Json EventsAlong(const std::vector<std::string>& states) const {
+    Json events = Json::array();
+    for (const auto& name : states) {
+      const State* s = FindState(name);
+      if (s && s->type == StateType::kTask &&
+          s->builtin == Builtin::kPublishEvent)
+        events.push_back(s->event);
+    }
+    return events;
+  }
+
+  // The JobRun a run that entered `states` ends with: the last Finalize
+  // builtin decides. `failure_class` is what a failure route records.
+  std::optional<Json> JobRunAlong(const std::vector<std::string>& states,
+                                  const std::string& outcome,
+                                  const std::string& failure_class) const {
+    for (auto it = states.rbegin(); it != states.rend(); ++it) {
+      const State* s = FindState(*it);
+      if (!s || s->type != StateType::kTask) continue;
+      switch (s->builtin) {
+        case Builtin::kFinalizeJobRunSuccess:
+          return Json{{"status", "SUCCEEDED"}, {"outcome", outcome}};
+        case Builtin::kFinalizeJobRunQuarantined:
+          return Json{{"status", "QUARANTINED"},
+                      {"error_classification", "QUARANTINE"}};
+        case Builtin::kFinalizeJobRunFailed:
+          return Json{{"status", "FAILED"},
+                      {"error_classification", failure_class}};
+        default:
+          break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The outcome a duplicate run records: the one of the rule that routes
+  // idempotency_status DUPLICATE.
+  std::string DuplicateOutcome() const {
+    for (const auto& s : spec_.graph.states) {
+      if (s.type != StateType::kChoice) continue;
+      for (const auto& r : s.rules)
+        if (r.when.field == "idempotency_status" &&
+            r.when.value.text == "DUPLICATE")
+          return r.then.outcome;
+    }
+    return "";
+  }
+
+  bool Passes(const PathPlan& p, Builtin b) const {
+    for (const auto& name : p.spec_states) {
+      const State* s = FindState(name);
+      if (s && s->type == StateType::kTask && s->builtin == b) return true;
+    }
+    return false;
+  }
+
+  // The workflow idempotency key the path's run takes: the spec's template
+  // over the run's values, at the executor's start time (2026-01-01).
+  std::optional<std::string> IdempotencyKey(const Json& input,
+                                            const Json& domain) const {
+    if (spec_.idempotency_key.empty()) return std::nullopt;
+    Json values = input;
+    for (auto it = domain.begin(); it != domain.end(); ++it)
+      for (const auto& entry : it.value())
+        if (entry.contains("set"))
+          for (auto f = entry["set"].begin(); f != entry["set"].end(); ++f)
+            if (!values.contains(f.key())) values[f.key()] = f.value();
+    values["schema_version"] = spec_.schema_version;
+    constexpr int64_t kStart = 1767225600;  // asl::RunOptions::start_time
+    if (spec_.time_bucket_seconds && *spec_.time_bucket_seconds > 0) {
+      time_t bucket =
+          static_cast<time_t>(kStart - kStart % *spec_.time_bucket_seconds);
+      std::tm tm{};
+      gmtime_r(&bucket, &tm);
+      char text[32];
+      std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+      values["time_bucket"] = text;
+    }
+    std::string key;
+    const std::string& t = spec_.idempotency_key;
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (t[i] != '{') {
+        key += t[i];
+        continue;
+      }
+      size_t end = t.find('}', i);
+      if (end == std::string::npos) return std::nullopt;
+      std::string field = t.substr(i + 1, end - i - 1);
+      if (!values.contains(field)) return std::nullopt;
+      const Json& v = values[field];
+      key += v.is_string() ? v.get<std::string>() : v.dump();
+      i = end;
+    }
+    return key;
+  }
+
+  std::optional<Json> HostForPath(const PathPlan& p) const {
+    const std::string duplicate = DuplicateOutcome();
+    if (!duplicate.empty() && p.outcome == duplicate) return std::nullopt;
+    std::optional<Json> input = HostInput(p);
+    if (!input) return std::nullopt;
+    Json domain = HostDomain(p);
+    std::optional<Json> jobrun = JobRunAlong(p.spec_states, p.outcome, "");
+    if (!jobrun) return std::nullopt;
+    Json host = {{"input", *input}, {"domain", domain}};
+    Json expect = {{"jobrun", *jobrun}, {"events", EventsAlong(p.spec_states)}};
+    if (Passes(p, Builtin::kAcquireIdempotencyLock)) {
+      if (auto key = IdempotencyKey(*input, domain))
+        expect["idempotency_key"] = *key;
+      if ((*jobrun)["status"] == "SUCCEEDED" && !duplicate.empty()) {
+        expect["rerun_outcome"] = duplicate;
+        // The domain Tasks before the lock run again (they must be free
+        // of side effects: normalizing a name); none after it.
+        int before = 0;
+        for (const auto& name : p.spec_states) {
+          const State* s = FindState(name);
+          if (s && s->builtin == Builtin::kAcquireIdempotencyLock) break;
+          if (IsDomainTask(s)) ++before;
+        }
+        expect["rerun_domain_calls"] = before;
+      }
+    }
+    host["expect"] = expect;
+    return host;
+  }
+
+  // The spec states a failure of `task` leads through: the base path up to
+  // the task, then (caught inside its Map item) the rest of the base path
+  // after the item, or the route to the end.
+  std::vector<std::string> FailureStates(const PathPlan& base,
+                                         const State& task,
+                                         const std::optional<RouteEnd>& end,
+                                         bool caught_in_item) const {
+    std::vector<std::string> out;
+    size_t i = 0;
+    for (; i < base.spec_states.size() && base.spec_states[i] != task.name; ++i)
+      out.push_back(base.spec_states[i]);
+    if (caught_in_item) {
+      const State* map = spec_.FindEnclosingMap(task.name);
+      for (++i; i < base.spec_states.size(); ++i) {
+        const std::string& name = base.spec_states[i];
+        if (map->item_states->Find(name)) continue;
+        out.push_back(name);
+      }
+      return out;
+    }
+    if (end) out.insert(out.end(), end->states.begin(), end->states.end());
+    return out;
+  }
+
+  void AddMapCases(const State& map, const PathPlan& base, Json& cases) const {
+    const std::vector<std::string> walk = ItemWalk(*map.item_states);
+    std::vector<const State*> tasks;
+    for (const auto& name : walk) {
+      const State* s = map.item_states->Find(name);
+      if (s && s->type == StateType::kTask) tasks.push_back(s);
+    }
+    if (tasks.empty()) return;
+    // Enough items that every lane is used and one waits: a MaxConcurrency
+    // one higher would start them all at once.
+    int concurrency = 1;
+    if (spec_.governance)
+      if (const ConcurrencyLimit* limit =
+              spec_.governance->FindConcurrency(map.concurrency))
+        concurrency = limit->max;
+    if (map.max_concurrency) concurrency = *map.max_concurrency;
+    const int kItems = std::clamp(concurrency + 1, 3, 64);
+    PathPlan p = base;
+    const Field* items_field = spec_.FindFieldType(map.items_field);
+    Json item = items_field && items_field->items ? Sample(*items_field->items)
+                                                  : Json("item");
+    p.doc[map.items_field] = Json::array();
+    for (int k = 0; k < kItems; ++k) p.doc[map.items_field].push_back(item);
+
+    // MaxConcurrency on the virtual clock: every item Task takes a second,
+    // so an item takes as many seconds as it has Tasks, and item k starts
+    // when the earliest of MaxConcurrency lanes is free.
+    const double item_seconds = static_cast<double>(tasks.size());
+    std::vector<double> lanes;
+    Json starts = Json::array();
+    for (int k = 0; k < kItems; ++k) {
+      size_t lane = lanes.size();
+      if (concurrency > 0 && lanes.size() >= static_cast<size_t>(concurrency))
+        lane = static_cast<size_t>(
+            std::min_element(lanes.begin(), lanes.end()) - lanes.begin());
+      else
+        lanes.push_back(0);
+      starts.push_back(lanes[lane]);
+      lanes[lane] += item_seconds;
+    }
+    Json script = Script(p);
+    script["*"] = Json::array({{{"return", p.doc}}});
+    for (const State* t : tasks)
+      script[t->name] =
+          Json::array({{{"return", Json::object()}, {"seconds", 1}}});
+    Json expect = {{"status", base.failed ? "FAILED" : "SUCCEEDED"},
+                   {"map_starts", {{map.name, starts}}}};
+    if (!base.outcome.empty()) expect["outcome"] = base.outcome;
+    cases.push_back(Case(map.name + "_max_concurrency", p, script, expect,
+                         "MaxConcurrency " + std::to_string(concurrency) +
+                             ": item k starts when a lane is free (1: "
+                             "strictly in order)"));
+
+    // One item quarantined by its first Task, the others complete.
+    const State* first = tasks.front();
+    bool caught = false;
+    std::string route;
+    for (const auto& r : CatchRoutesFor(spec_, *map.item_states, *first)) {
+      bool matches = r.catch_all;
+      for (ErrorClass c : r.classes)
+        matches = matches || c == ErrorClass::kQuarantine;
+      if (matches) {
+        caught = true;
+        route = r.next;
+        break;
+      }
+    }
+    const ErrorClassDef* quarantine =
+        spec_.governance ? spec_.governance->FindClass(ErrorClass::kQuarantine)
+                         : nullptr;
+    if (!caught || !quarantine) return;
+    constexpr int kQuarantineItems = 3;
+    p.doc[map.items_field] = Json::array({item, item, item});
+    std::optional<Json> input = HostInput(p);
+    if (!input) return;
+    Json domain = HostDomain(p);
+    domain[first->name + "[1]"] = Json::array(
+        {{{"throw", quarantine->error_name}, {"cause", "malformed item"}}});
+    // The item Attempts, exactly: items 0 and 2 run every Task of the walk;
+    // item 1 fails its first and runs the catch route's Tasks.
+    Json item_attempts = Json::array();
+    std::vector<std::string> item_states;  // spec states, all items
+    std::vector<std::string> route_tasks;
+    for (const State* s = map.item_states->Find(route); s;) {
+      if (s->type == StateType::kTask) route_tasks.push_back(s->name);
+      if (s->is_terminal() || !s->next.present()) break;
+      s = map.item_states->Find(s->next.target);
+    }
+    for (int k = 0; k < kQuarantineItems; ++k) {
+      std::string idx = "[" + std::to_string(k) + "]";
+      if (k == 1) {
+        item_attempts.push_back(first->name + idx + "#1:FAILED:QUARANTINE");
+        item_states.push_back(first->name);
+        for (const auto& t : route_tasks) {
+          item_attempts.push_back(t + idx + "#1:SUCCEEDED");
+          item_states.push_back(t);
+        }
+      } else {
+        for (const State* t : tasks) {
+          item_attempts.push_back(t->name + idx + "#1:SUCCEEDED");
+          item_states.push_back(t->name);
+        }
+      }
+    }
+    std::sort(item_attempts.begin(), item_attempts.end());
+    // The run's states: the base path with its one item replaced by three.
+    std::vector<std::string> states;
+    bool inserted = false;
+    for (const auto& name : base.spec_states) {
+      if (map.item_states->Find(name)) {
+        if (!inserted)
+          states.insert(states.end(), item_states.begin(), item_states.end());
+        inserted = true;
+        continue;
+      }
+      states.push_back(name);
+    }
+    std::optional<Json> jobrun = JobRunAlong(states, base.outcome, "");
+    if (!jobrun) return;
+    Json host = {{"input", *input},
+                 {"domain", domain},
+                 {"expect",
+                  {{"jobrun", *jobrun},
+                   {"events", EventsAlong(states)},
+                   {"item_attempts", item_attempts}}}};
+    Json qexpect = {{"status", base.failed ? "FAILED" : "SUCCEEDED"}};
+    if (!base.outcome.empty()) qexpect["outcome"] = base.outcome;
+    Json qscript = Script(p);
+    Json c = Case(
+        map.name + "_item_quarantined", p, qscript, qexpect,
+        "item 1 is quarantined by " + first->name + "; items 0 and 2 complete");
+    c["host_only"] = true;
+    c["host"] = host;
+    cases.push_back(std::move(c));
+  }
   const WorkflowSpec& spec_;
   MarkStates marks_;
 };
@@ -559,7 +1076,8 @@ std::string EmitConformanceTests(const WorkflowSpec& spec) {
       "// Conformance of workflow {1}: its generated ASL, run on the local\n"
       "// executor, against its spec ({2} cases). See\n"
       "// runtime/include/novacat/runtime/testing/conformance.h.\n"
-      "#include \"novacat/runtime/testing/conformance.h\"\n\n"
+      "#include \"novacat/runtime/testing/conformance.h\"\n"
+      "#include \"{1}/{1}.hpp\"\n\n"
       "namespace {{\n\n"
       "const char* const kPlan =\n",
       CppComment(spec.file.substr(spec.file.find_last_of('/') + 1)),
@@ -574,8 +1092,13 @@ std::string EmitConformanceTests(const WorkflowSpec& spec) {
     at = end + 1;
   }
   out += "    ;\n\n}  // namespace\n\n";
-  out += fmt::format("NOVACAT_CONFORMANCE_SUITE({}, kPlan, NOVACAT_{}_ASL);\n",
-                     spec.workflow, macro_name);
+  out += fmt::format(
+      "NOVACAT_CONFORMANCE_SUITE(\n"
+      "    {0}, kPlan, NOVACAT_{1}_ASL,\n"
+      "    [](novacat::runtime::DomainDispatch dispatch) {{\n"
+      "      return novacat::{0}::MakeBinding(std::move(dispatch));\n"
+      "    }});\n",
+      spec.workflow, macro_name);
   return out;
 }
 

@@ -32,6 +32,11 @@ std::string CppStringLiteral(const std::string& text) {
       case '\r':
         out += "\\r";
         break;
+      case '?':
+        // "??x" would be a trigraph in older dialects (and a -Wtrigraphs
+        // warning in C++20): escape every '?' that follows one.
+        out += !out.empty() && out.back() == '?' ? "\\?" : "?";
+        break;
       default:
         if (c < 0x20 || c == 0x7F) {
           // Octal escapes are at most three digits: nothing after can extend

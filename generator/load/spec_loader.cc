@@ -608,10 +608,149 @@ class WorkflowReader {
     if (const YAML::Node* n = m.Require("states")) {
       ReadStates(*n, m.KeyLocation("states"), spec_.graph);
     }
+    if (const YAML::Node* n = m.Get("scenarios")) {
+      ReadScenarios(*n, m.KeyLocation("scenarios"));
+    }
     m.Finish();
   }
 
  private:
+  // YAML as JSON: plain scalars by the YAML core schema (true/false, null,
+  // integers, floats), quoted scalars as strings.
+  nlohmann::ordered_json ToJson(const YAML::Node& node) {
+    if (node.IsMap()) {
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (auto it = node.begin(); it != node.end(); ++it)
+        o[it->first.Scalar()] = ToJson(it->second);
+      return o;
+    }
+    if (node.IsSequence()) {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const auto& item : node) a.push_back(ToJson(item));
+      return a;
+    }
+    if (node.IsNull()) return nullptr;
+    const std::string& text = node.Scalar();
+    if (node.Tag() == "!") return text;  // quoted
+    if (text == "true" || text == "True") return true;
+    if (text == "false" || text == "False") return false;
+    if (text == "null" || text == "~") return nullptr;
+    char* end = nullptr;
+    long long i = std::strtoll(text.c_str(), &end, 10);
+    if (!text.empty() && end == text.c_str() + text.size())
+      return static_cast<int64_t>(i);
+    double d = std::strtod(text.c_str(), &end);
+    if (!text.empty() && end == text.c_str() + text.size()) return d;
+    return text;
+  }
+
+  void ReadScenarios(const YAML::Node& node, const SourceLocation& at) {
+    MapReader all(r_, node, "'scenarios'", at);
+    all.AcceptAllKeys();
+    for (const auto& [name, value] : all.Entries()) {
+      Scenario sc;
+      sc.name = name;
+      sc.location = all.KeyLocation(name);
+      const std::string what = fmt::format("scenario '{}'", name);
+      MapReader m(r_, *value, what, sc.location);
+      if (!m.valid()) continue;
+      sc.description = v_.String(m, "description").value_or("");
+      if (const YAML::Node* in = m.Require("input")) {
+        if (!in->IsMap()) {
+          r_.Error(m.ValueLocation("input"), "wrong-type",
+                   fmt::format("'input' in {} must be a mapping, got {}", what,
+                               NodeKindName(*in)));
+        } else {
+          sc.input = ToJson(*in);
+        }
+      }
+      if (const YAML::Node* t = m.Get("tasks")) {
+        MapReader tasks(r_, *t, fmt::format("'tasks' of {}", what),
+                        m.KeyLocation("tasks"));
+        tasks.AcceptAllKeys();
+        for (const auto& [task, answers] : tasks.Entries()) {
+          std::vector<ScenarioStep> steps;
+          if (!answers->IsSequence()) {
+            r_.Error(tasks.ValueLocation(task), "wrong-type",
+                     fmt::format("the answers of '{}' in {} must be a list, "
+                                 "got {}",
+                                 task, what, NodeKindName(*answers)));
+            continue;
+          }
+          for (const auto& answer : *answers) {
+            ScenarioStep step;
+            step.location = r_.At(answer);
+            MapReader a(r_, answer,
+                        fmt::format("an answer of '{}' in {}", task, what),
+                        step.location);
+            if (!a.valid()) continue;
+            if (const YAML::Node* set = a.Get("set")) {
+              MapReader fields(r_, *set, "'set'", a.KeyLocation("set"));
+              fields.AcceptAllKeys();
+              if (fields.valid()) {
+                step.set = ToJson(*set);
+                for (const auto& [field, v] : fields.Entries())
+                  step.set_fields.emplace_back(field,
+                                               fields.KeyLocation(field));
+              }
+            }
+            step.throw_error = v_.String(a, "throw").value_or("");
+            step.cause = v_.String(a, "cause").value_or("");
+            if (a.Get("set") && !step.throw_error.empty()) {
+              r_.Error(step.location, "scenario-answer",
+                       fmt::format("an answer of '{}' in {} either sets "
+                                   "fields or throws, not both",
+                                   task, what));
+            }
+            a.Finish();
+            steps.push_back(std::move(step));
+          }
+          sc.tasks.emplace_back(task, std::move(steps));
+          sc.task_locations.push_back(tasks.KeyLocation(task));
+        }
+      }
+      if (const YAML::Node* e = m.Require("expect")) {
+        MapReader x(r_, *e, fmt::format("'expect' of {}", what),
+                    m.KeyLocation("expect"));
+        if (x.valid()) {
+          if (auto j = v_.String(x, "jobrun", true)) {
+            sc.jobrun = *j;
+            sc.jobrun_location = x.ValueLocation("jobrun");
+            if (*j != "SUCCEEDED" && *j != "QUARANTINED" && *j != "FAILED")
+              r_.Error(sc.jobrun_location, "wrong-type",
+                       fmt::format("'jobrun' in {} must be SUCCEEDED, "
+                                   "QUARANTINED or FAILED, got '{}'",
+                                   what, *j));
+          }
+          if (auto o = v_.String(x, "outcome")) {
+            sc.outcome = *o;
+            sc.outcome_location = x.ValueLocation("outcome");
+          }
+          sc.classification = v_.String(x, "classification").value_or("");
+          sc.path_given = x.Get("path") != nullptr;
+          sc.path = v_.StringList(x, "path", &sc.path_locations);
+          sc.events_given = x.Get("events") != nullptr;
+          sc.events = v_.StringList(x, "events", &sc.event_locations);
+          sc.not_invoked =
+              v_.StringList(x, "not_invoked", &sc.not_invoked_locations);
+          if (const YAML::Node* n = x.Get("attempts")) {
+            MapReader a(r_, *n, "'attempts'", x.KeyLocation("attempts"));
+            a.AcceptAllKeys();
+            for (const auto& [task, count] : a.Entries()) {
+              if (auto c = v_.Integer(a, task)) {
+                sc.attempts.emplace_back(task, *c);
+                sc.attempt_locations.push_back(a.KeyLocation(task));
+              }
+            }
+          }
+          x.Finish();
+        }
+      }
+      m.Finish();
+      spec_.scenarios.push_back(std::move(sc));
+    }
+  }
+
   void ReadTriggers(const YAML::Node& node, MapReader& parent) {
     if (!node.IsSequence()) {
       r_.Error(

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -332,6 +333,45 @@ struct Outcome {
   SourceLocation location;
 };
 
+// A scenario the spec's author states (an example from the seeds): an
+// input, what the domain Tasks answer, and what must follow. Each becomes a
+// host-mode conformance case.
+struct ScenarioStep {
+  // One answer of a domain Task: the fields it sets, or an error it
+  // throws (an ASL error name from the governance, e.g. RetryableError).
+  nlohmann::ordered_json set = nlohmann::ordered_json::object();
+  std::string throw_error;
+  std::string cause;
+  SourceLocation location;
+  std::vector<std::pair<std::string, SourceLocation>> set_fields;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  SourceLocation location;
+  nlohmann::ordered_json input = nlohmann::ordered_json::object();
+  // Domain Task -> its answers in order (the last repeats).
+  std::vector<std::pair<std::string, std::vector<ScenarioStep>>> tasks;
+  std::vector<SourceLocation> task_locations;
+  // Expectations.
+  std::string jobrun;  // SUCCEEDED, QUARANTINED or FAILED
+  SourceLocation jobrun_location;
+  std::string outcome;  // SUCCEEDED
+  SourceLocation outcome_location;
+  std::string classification;     // QUARANTINED / FAILED: QUARANTINE, ...
+  std::vector<std::string> path;  // spec states entered, exactly, in order
+  std::vector<SourceLocation> path_locations;
+  bool path_given = false;
+  std::vector<std::string> events;  // published, in order
+  std::vector<SourceLocation> event_locations;
+  bool events_given = false;
+  std::vector<std::string> not_invoked;  // Tasks that must not run
+  std::vector<SourceLocation> not_invoked_locations;
+  std::vector<std::pair<std::string, int64_t>> attempts;  // Attempts of a Task
+  std::vector<SourceLocation> attempt_locations;
+};
+
 struct WorkflowSpec {
   std::string file;
   std::string workflow;
@@ -364,6 +404,7 @@ struct WorkflowSpec {
   std::vector<SourceLocation> log_when_known_locations;
   CatchRoutes catch_defaults;
   StateGraph graph;
+  std::vector<Scenario> scenarios;
 
   const EventDef* FindEvent(const std::string& name) const;
   const Field* FindData(const std::string& name) const;

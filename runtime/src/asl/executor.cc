@@ -1,5 +1,6 @@
 #include "novacat/runtime/asl/executor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -812,6 +813,15 @@ class Run {
                                                           : nullptr;
     Json results = Json::array();
     Event("MapStarted", name, {{"items", items.size()}});
+    // Items run one after another here, but on the virtual clock they run
+    // in MaxConcurrency lanes (0: one lane per item): each item starts, in
+    // index order, when the earliest lane is free, so the clock shows what
+    // the limit does (1: strictly in order; the Map takes the sum of its
+    // items) and the Map ends when its last lane does.
+    const int64_t max_concurrency = state.value("MaxConcurrency", 0);
+    const double map_start = now_;
+    double map_end = now_;
+    std::vector<double> lanes;  // when each lane is free again
     for (size_t i = 0; i < items.size(); ++i) {
       MapItem item{static_cast<int64_t>(i), items[i]};
       Json item_input = items[i];
@@ -820,10 +830,23 @@ class Run {
         ctx["Map"] = {{"Item", {{"Index", item.index}, {"Value", item.value}}}};
         item_input = Template(*selector, effective, ctx);
       }
+      size_t lane = lanes.size();
+      if (max_concurrency > 0 &&
+          lanes.size() >= static_cast<size_t>(max_concurrency)) {
+        lane = static_cast<size_t>(
+            std::min_element(lanes.begin(), lanes.end()) - lanes.begin());
+        now_ = lanes[lane];
+      } else {
+        lanes.push_back(map_start);
+        now_ = map_start;
+      }
       Event("MapIterationStarted", name, {{"index", i}});
       results.push_back(Machine(processor, item_input, &item));
       Event("MapIterationSucceeded", name, {{"index", i}});
+      lanes[lane] = now_;
+      map_end = std::max(map_end, now_);
     }
+    now_ = map_end;
     return results;
   }
 
