@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "annotate_nova/annotate_nova.hpp"
+#include "annotate_nova/steps.hpp"
 #include "discover_spectra_products/discover_spectra_products.hpp"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/json_reader.h"

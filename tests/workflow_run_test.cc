@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "annotate_nova/annotate_nova.hpp"
+#include "annotate_nova/steps.hpp"
 #include "novacat/runtime/host.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/log.h"

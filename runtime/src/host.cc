@@ -4,6 +4,7 @@
 
 #include "novacat/runtime/asl/asl_error.h"
 #include "novacat/runtime/errors.h"
+#include "novacat/runtime/log.h"
 
 namespace novacat::runtime {
 
@@ -69,7 +70,18 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
   if (document.is_object() && document.contains("correlation_id") &&
       document["correlation_id"].is_string())
     step.correlation_id = document["correlation_id"];
+  step.now = now;
   auto clock = [now] { return now; };
+  // Domain steps log through the context: each line carries the required
+  // fields and the when-known ones of the document they were given.
+  const LogContext log_context{step, binding.facts.schema_version, clock};
+  StepLogger step_logger(binding.facts.log_spec, services.log, log_context,
+                         &document);
+  step.log = [&step_logger](std::string_view message,
+                            const nlohmann::json& fields) {
+    step_logger.Log(LogLevel::kInfo, message,
+                    nlohmann::ordered_json::parse(fields.dump()));
+  };
   BuiltinContext ctx{step,         binding.facts,   services.store,
                      services.log, services.events, services.random,
                      clock};
@@ -92,7 +104,24 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
         if (!binding.is_domain_task(state_name))
           throw TerminalError("'" + state_name + "' is not a Task of " +
                               binding.facts.workflow_name);
-        return binding.dispatch(state_name, document, step);
+        // One line per domain invocation: how it ended, with the fields
+        // known after it (the seeds' required structured log fields).
+        try {
+          nlohmann::json out = binding.dispatch(state_name, document, step);
+          StepLogger done(binding.facts.log_spec, services.log, log_context,
+                          &out);
+          done.Log(LogLevel::kInfo, "task succeeded");
+          return out;
+        } catch (const StepError& e) {
+          step_logger.LogBestEffort(
+              e.error_class() == ErrorClass::kRetryable ? LogLevel::kWarn
+                                                        : LogLevel::kError,
+              "task failed",
+              {{"error_classification", e.classification()},
+               {"error_name", e.error_name()},
+               {"cause", e.what()}});
+          throw;
+        }
       },
       dedupe);
 }

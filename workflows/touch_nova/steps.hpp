@@ -16,4 +16,8 @@ class Steps final : public TouchNovaSteps {
       runtime::StepContext& context) override;
 };
 
+// Makes the steps. Give it what the steps need (a store, clients) as
+// parameters when they need something.
+std::unique_ptr<TouchNovaSteps> MakeSteps();
+
 }  // namespace novacat::touch_nova

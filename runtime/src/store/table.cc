@@ -1,5 +1,7 @@
 // Conditions, query ordering and the in-memory reference table.
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <utility>
 
 #include "novacat/runtime/errors.h"
@@ -91,6 +93,99 @@ std::optional<int> Compare(const nlohmann::json& a, const nlohmann::json& b) {
 bool Equal(const nlohmann::json& a, const nlohmann::json& b) {
   if (a.is_number() && b.is_number()) return Compare(a, b) == 0;
   return a == b;
+}
+
+// RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF.
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;  // truncated sequence
+    for (size_t k = 1; k <= n; ++k) {
+      auto d = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (d < lo || d > hi) : (d < 0x80 || d > 0xBF)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+// What DynamoDB refuses in an attribute value, as the end of a message
+// ("holds a string that is not valid UTF-8"), or empty when it is fine.
+std::string ValueProblem(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::string:
+      if (!IsValidUtf8(value.get_ref<const std::string&>()))
+        return "holds a string that is not valid UTF-8";
+      return "";
+    case nlohmann::json::value_t::number_float: {
+      double x = value.get<double>();
+      if (!std::isfinite(x) ||
+          (x != 0 && (std::fabs(x) < 1e-130 || std::fabs(x) >= 1e126))) {
+        char text[32];
+        auto end = std::to_chars(text, text + sizeof text, x).ptr;
+        return "holds a number DynamoDB cannot store (" +
+               std::string(text, end) + ")";
+      }
+      return "";
+    }
+    case nlohmann::json::value_t::array:
+      for (const auto& element : value) {
+        std::string problem = ValueProblem(element);
+        if (!problem.empty()) return problem;
+      }
+      return "";
+    case nlohmann::json::value_t::object:
+      for (const auto& [name, member] : value.items()) {
+        if (!IsValidUtf8(name))
+          return "holds a map key that is not valid UTF-8";
+        std::string problem = ValueProblem(member);
+        if (!problem.empty()) return problem;
+      }
+      return "";
+    case nlohmann::json::value_t::binary:
+      return "holds binary data, which items do not support";
+    default:
+      return "";
+  }
+}
+
+bool IsIndexKeyAttribute(std::string_view name) {
+  for (Index index : {Index::kGsi1, Index::kGsi2, Index::kGsi3}) {
+    if (name == PartitionKeyAttribute(index) || name == SortKeyAttribute(index))
+      return true;
+  }
+  return false;
+}
+
+// The problem with attribute `name` = `value`, or empty.
+std::string AttributeProblem(const std::string& name,
+                             const nlohmann::json& value) {
+  if (!IsValidUtf8(name)) return "an attribute name is not valid UTF-8";
+  if (IsIndexKeyAttribute(name) &&
+      (!value.is_string() || value.get_ref<const std::string&>().empty()))
+    return "index key attribute " + name + " must be a non-empty string";
+  std::string problem = ValueProblem(value);
+  if (!problem.empty()) return "attribute '" + name + "' " + problem;
+  return "";
 }
 
 const nlohmann::json* Attribute(const std::optional<Item>& item,
@@ -214,11 +309,68 @@ void ValidateItem(const Item& item, std::string_view operation) {
         it->get_ref<const std::string&>().empty())
       throw TerminalError(op + ": the item has no string " + k);
   }
+  for (const char* k : {"PK", "SK"}) {
+    if (!IsValidUtf8(item[k].get_ref<const std::string&>()))
+      throw TerminalError(op + ": the item's " + k + " is not valid UTF-8");
+  }
   for (const auto& [name, value] : item.items()) {
     if (name.empty() || name[0] == ':' || name[0] == '#')
       throw TerminalError(op + " " + item["PK"].get<std::string>() + " / " +
                           item["SK"].get<std::string>() +
                           ": invalid attribute name '" + name + "'");
+    std::string problem = AttributeProblem(name, value);
+    if (!problem.empty())
+      throw TerminalError(op + " " + item["PK"].get<std::string>() + " / " +
+                          item["SK"].get<std::string>() + ": " + problem);
+  }
+}
+
+void ValidateKey(const Key& key, std::string_view operation) {
+  std::string op(operation);
+  for (const auto* part : {&key.pk, &key.sk}) {
+    const char* name = part == &key.pk ? "PK" : "SK";
+    if (part->empty())
+      throw TerminalError(op + ": the key has an empty " + name);
+    if (!IsValidUtf8(*part))
+      throw TerminalError(op + ": the key's " + name + " is not valid UTF-8");
+  }
+}
+
+void ValidateQuery(const QueryRequest& request, std::string_view operation) {
+  std::string where = std::string(operation) + " " + IndexName(request.index);
+  if (request.partition_key.empty())
+    throw TerminalError(where + ": the partition key is empty");
+  if (!IsValidUtf8(request.partition_key))
+    throw TerminalError(where + ": the partition key is not valid UTF-8");
+  where += " " + request.partition_key;
+  if (request.sort_key_prefix && request.sort_key_equals)
+    throw TerminalError(where +
+                        ": sort_key_prefix and sort_key_equals are both set");
+  if (request.sort_key_equals && request.sort_key_equals->empty())
+    throw TerminalError(where + ": sort_key_equals is empty");
+  for (const auto* s : {&request.sort_key_prefix, &request.sort_key_equals}) {
+    if (*s && !IsValidUtf8(**s))
+      throw TerminalError(where +
+                          ": the sort key condition is not valid UTF-8");
+  }
+  if (request.limit < 0)
+    throw TerminalError(where + ": negative limit " +
+                        std::to_string(request.limit));
+  if (request.exclusive_start_key) {
+    const Item& start = *request.exclusive_start_key;
+    std::vector<const char*> names{PartitionKeyAttribute(request.index),
+                                   SortKeyAttribute(request.index)};
+    if (request.index != Index::kTable) {
+      names.push_back("PK");
+      names.push_back("SK");
+    }
+    for (const char* name : names) {
+      auto it = start.is_object() ? start.find(name) : start.end();
+      if (!start.is_object() || it == start.end() || !it->is_string() ||
+          !IsValidUtf8(it->get_ref<const std::string&>()))
+        throw TerminalError(where + ": exclusive_start_key has no string " +
+                            name);
+    }
   }
 }
 
@@ -238,6 +390,10 @@ void ValidateUpdate(const Update& update, std::string_view operation) {
     if (update.set.contains(name))
       throw TerminalError(op + ": attribute " + name +
                           " is both SET and REMOVEd");
+  }
+  for (const auto& [name, value] : update.set.items()) {
+    std::string problem = AttributeProblem(name, value);
+    if (!problem.empty()) throw TerminalError(op + ": " + problem);
   }
 }
 
@@ -281,6 +437,7 @@ Item LastEvaluatedKeyOf(const Item& item, Index index) {
 // MemoryTable.
 
 std::optional<Item> MemoryTable::GetItem(const Key& key) {
+  ValidateKey(key, "GetItem");
   std::lock_guard lock(mutex_);
   auto it = items_.find({key.pk, key.sk});
   if (it == items_.end()) return std::nullopt;
@@ -303,6 +460,7 @@ WriteResult MemoryTable::PutItem(const Item& item,
 
 WriteResult MemoryTable::UpdateItem(const Key& key, const Update& update,
                                     const std::optional<Condition>& condition) {
+  ValidateKey(key, "UpdateItem");
   ValidateUpdate(update, "UpdateItem");
   std::lock_guard lock(mutex_);
   auto it = items_.find({key.pk, key.sk});
@@ -317,6 +475,7 @@ WriteResult MemoryTable::UpdateItem(const Key& key, const Update& update,
 
 WriteResult MemoryTable::DeleteItem(const Key& key,
                                     const std::optional<Condition>& condition) {
+  ValidateKey(key, "DeleteItem");
   std::lock_guard lock(mutex_);
   auto it = items_.find({key.pk, key.sk});
   std::optional<Item> current;
@@ -328,6 +487,7 @@ WriteResult MemoryTable::DeleteItem(const Key& key,
 }
 
 QueryPage MemoryTable::Query(const QueryRequest& request) {
+  ValidateQuery(request, "Query");
   std::vector<std::pair<IndexKey, const Item*>> matches;
   std::lock_guard lock(mutex_);
   for (const auto& [key, item] : items_) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct Backend {
 };
 
 std::vector<Backend> TestBackends();
+
+// Prints a backend as its name (gtest would dump its bytes into test names).
+inline void PrintTo(const Backend& backend, std::ostream* os) {
+  *os << backend.name;
+}
 
 // For INSTANTIATE_TEST_SUITE_P's name generator.
 struct BackendName {

@@ -36,10 +36,26 @@ class MemoryTable : public Table {
 // Throws runtime::TerminalError unless `item` is an object with string PK
 // and SK and no attribute names starting with ':' or '#'. `operation` names
 // the call in the message ("PutItem").
+//
+// It also refuses, on every backend, what DynamoDB would refuse, so that an
+// item the embedded store accepts is one DynamoDB accepts too: a string
+// that is not valid UTF-8 (anywhere in the item), a number that is not
+// finite or whose magnitude DynamoDB cannot store (non-zero and below
+// 1e-130 or from 1e126 up), and an index key attribute (GSInPK, GSInSK)
+// that is present but not a non-empty string.
 void ValidateItem(const Item& item, std::string_view operation);
 // Throws runtime::TerminalError when `update` sets or removes PK or SK, or
-// names an attribute both in set and remove.
+// names an attribute both in set and remove; SET values are checked as
+// ValidateItem checks attributes.
 void ValidateUpdate(const Update& update, std::string_view operation);
+// Throws runtime::TerminalError unless PK and SK are non-empty valid UTF-8
+// (GetItem, UpdateItem and DeleteItem).
+void ValidateKey(const Key& key, std::string_view operation);
+// Throws runtime::TerminalError when `request` has an empty partition key,
+// both sort key conditions, an empty sort_key_equals, a negative limit, a
+// string that is not valid UTF-8, or an exclusive_start_key without the
+// string attributes of the index's key and the table's key.
+void ValidateQuery(const QueryRequest& request, std::string_view operation);
 // Applies `update` to `item` (nullopt: a new item with `key`).
 Item ApplyUpdate(const Key& key, const std::optional<Item>& item,
                  const Update& update);

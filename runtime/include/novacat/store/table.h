@@ -9,7 +9,11 @@
 //   - An item is a JSON object. It always has string attributes PK and SK.
 //     Attribute values are strings, numbers (int64 or double), booleans,
 //     null, arrays and objects; DynamoDbTable maps them to S, N, BOOL, NULL,
-//     L and M. Attribute names starting with ':' or '#' are refused.
+//     L and M. Attribute names starting with ':' or '#' are refused, and so
+//     is what DynamoDB cannot store (ValidateItem in memory_table.h): every
+//     backend accepts the same items. DynamoDB keeps no integer/double
+//     distinction, so on DynamoDbTable an integral double (2.0) comes back
+//     as the integer 2; non-integral doubles round-trip exactly everywhere.
 //   - An item belongs to index GSIn exactly when it has both string
 //     attributes GSInPK and GSInSK (DynamoDB's sparse indexes).
 //   - Conditions are evaluated against the item as it is at the moment of
@@ -123,9 +127,10 @@ struct WriteResult {
 };
 
 // Query by partition key equality on the table or one index, with an
-// optional sort key condition, in ascending sort key order (ties on an
-// index broken by the table key, as DynamoDB does for its pages to be
-// stable).
+// optional sort key condition, in ascending sort key order. Ties on an
+// index key are broken by the table key on the local backends; DynamoDB
+// leaves their order unspecified (dynalite: by a hash of the table key), but
+// its pages are exact there too: each item comes once.
 struct QueryRequest {
   Index index = Index::kTable;
   std::string partition_key;

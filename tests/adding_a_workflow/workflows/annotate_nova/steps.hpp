@@ -18,4 +18,8 @@ class Steps final : public AnnotateNovaSteps {
       runtime::StepContext& context) override;
 };
 
+// Makes the steps. Give it what the steps need (a store, clients) as
+// parameters when they need something.
+std::unique_ptr<AnnotateNovaSteps> MakeSteps();
+
 }  // namespace novacat::annotate_nova

@@ -1,0 +1,624 @@
+// DynamoDbTable: JSON requests to DynamoDB's API over one curl easy handle.
+#include "novacat/store/dynamodb_table.h"
+
+#include <curl/curl.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <thread>
+#include <utility>
+
+#include "novacat/runtime/errors.h"
+#include "novacat/store/memory_table.h"
+
+namespace novacat::store {
+
+using runtime::RetryableError;
+using runtime::TerminalError;
+
+namespace dynamodb_json {
+
+namespace {
+
+std::string NumberText(const nlohmann::json& value) {
+  if (value.is_number_unsigned()) return std::to_string(value.get<uint64_t>());
+  if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
+  double x = value.get<double>();
+  if (!std::isfinite(x))
+    throw TerminalError("DynamoDB cannot store the number " +
+                        std::string(std::isnan(x) ? "nan" : "inf"));
+  // The shortest text that reads back as exactly `x`.
+  char text[32];
+  auto end = std::to_chars(text, text + sizeof text, x).ptr;
+  return std::string(text, end);
+}
+
+nlohmann::json ParseNumber(const std::string& text) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  bool integral = !text.empty() &&
+                  text.find_first_not_of("-0123456789") == std::string::npos;
+  if (integral) {
+    int64_t i = 0;
+    auto r = std::from_chars(begin, end, i);
+    if (r.ec == std::errc() && r.ptr == end) return i;
+    uint64_t u = 0;
+    r = std::from_chars(begin, end, u);
+    if (r.ec == std::errc() && r.ptr == end) return u;
+  }
+  double d = 0;
+  auto r = std::from_chars(begin, end, d);
+  if (r.ec != std::errc() || r.ptr != end)
+    throw TerminalError("DynamoDB returned a malformed number '" + text + "'");
+  return d;
+}
+
+}  // namespace
+
+nlohmann::json ToAttributeValue(const nlohmann::json& value) {
+  using T = nlohmann::json::value_t;
+  switch (value.type()) {
+    case T::string:
+      return {{"S", value}};
+    case T::number_integer:
+    case T::number_unsigned:
+    case T::number_float:
+      return {{"N", NumberText(value)}};
+    case T::boolean:
+      return {{"BOOL", value}};
+    case T::null:
+      return {{"NULL", true}};
+    case T::array: {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& element : value)
+        list.push_back(ToAttributeValue(element));
+      return {{"L", std::move(list)}};
+    }
+    case T::object: {
+      nlohmann::json map = nlohmann::json::object();
+      for (const auto& [name, member] : value.items())
+        map[name] = ToAttributeValue(member);
+      return {{"M", std::move(map)}};
+    }
+    default:
+      throw TerminalError("DynamoDB items cannot hold " +
+                          std::string(value.type_name()) + " values");
+  }
+}
+
+nlohmann::json FromAttributeValue(const nlohmann::json& value) {
+  if (!value.is_object() || value.size() != 1)
+    throw TerminalError("malformed DynamoDB attribute value " + value.dump());
+  auto only = value.begin();  // (items() proxies would dangle here)
+  const std::string& type = only.key();
+  const nlohmann::json& content = only.value();
+  if (type == "S" && content.is_string()) return content;
+  if (type == "N" && content.is_string())
+    return ParseNumber(content.get<std::string>());
+  if (type == "BOOL" && content.is_boolean()) return content;
+  if (type == "NULL") return nullptr;
+  if (type == "L" && content.is_array()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& element : content)
+      list.push_back(FromAttributeValue(element));
+    return list;
+  }
+  if (type == "M" && content.is_object()) return FromItem(content);
+  throw TerminalError("unsupported DynamoDB attribute value " + value.dump());
+}
+
+nlohmann::json ToItem(const Item& item) {
+  nlohmann::json result = nlohmann::json::object();
+  for (const auto& [name, value] : item.items())
+    result[name] = ToAttributeValue(value);
+  return result;
+}
+
+Item FromItem(const nlohmann::json& item) {
+  if (!item.is_object())
+    throw TerminalError("malformed DynamoDB item " + item.dump());
+  Item result = Item::object();
+  for (const auto& [name, value] : item.items())
+    result[name] = FromAttributeValue(value);
+  return result;
+}
+
+namespace {
+
+class Renderer {
+ public:
+  Renderer(nlohmann::json& names, nlohmann::json& values)
+      : names_(names), values_(values) {}
+
+  std::string Render(const Condition& c) {
+    using Kind = Condition::Kind;
+    switch (c.kind) {
+      case Kind::kAttributeExists:
+        return "attribute_exists(" + Name(c.name) + ")";
+      case Kind::kAttributeNotExists:
+        return "attribute_not_exists(" + Name(c.name) + ")";
+      case Kind::kEquals:
+        return Name(c.name) + " = " + Value(c.value);
+      case Kind::kNotEquals:
+        return Name(c.name) + " <> " + Value(c.value);
+      case Kind::kLessThan:
+        return Name(c.name) + " < " + Value(c.value);
+      case Kind::kLessOrEqual:
+        return Name(c.name) + " <= " + Value(c.value);
+      case Kind::kGreaterThan:
+        return Name(c.name) + " > " + Value(c.value);
+      case Kind::kGreaterOrEqual:
+        return Name(c.name) + " >= " + Value(c.value);
+      case Kind::kIn: {
+        if (c.values.empty()) return False();
+        std::string list;
+        for (const auto& v : c.values)
+          list += (list.empty() ? "" : ", ") + Value(v);
+        return Name(c.name) + " IN (" + list + ")";
+      }
+      case Kind::kAnd:
+      case Kind::kOr: {
+        bool all = c.kind == Kind::kAnd;
+        if (c.children.empty()) return all ? True() : False();
+        std::string joined;
+        for (const Condition& child : c.children)
+          joined +=
+              (joined.empty() ? "" : (all ? " AND " : " OR ")) + Render(child);
+        return "(" + joined + ")";
+      }
+      case Kind::kNot:
+        if (c.children.empty()) return False();
+        return "(NOT " + Render(c.children.front()) + ")";
+    }
+    return False();
+  }
+
+ private:
+  // Expressions have no literals true and false; these are always true and
+  // always false, for empty And / Or / In / Not, as EvaluateCondition.
+  std::string True() {
+    std::string pk = Name("PK");
+    return "(attribute_exists(" + pk + ") OR attribute_not_exists(" + pk + "))";
+  }
+  std::string False() {
+    std::string pk = Name("PK");
+    return "(attribute_exists(" + pk + ") AND attribute_not_exists(" + pk +
+           "))";
+  }
+  std::string Name(const std::string& name) {
+    for (const auto& [placeholder, n] : names_.items())
+      if (n == name) return placeholder;
+    std::string placeholder = "#n" + std::to_string(names_.size());
+    names_[placeholder] = name;
+    return placeholder;
+  }
+  std::string Value(const nlohmann::json& value) {
+    std::string placeholder = ":v" + std::to_string(values_.size());
+    values_[placeholder] = ToAttributeValue(value);
+    return placeholder;
+  }
+
+  nlohmann::json& names_;
+  nlohmann::json& values_;
+};
+
+}  // namespace
+
+std::string RenderCondition(const Condition& condition, nlohmann::json& names,
+                            nlohmann::json& values) {
+  return Renderer(names, values).Render(condition);
+}
+
+}  // namespace dynamodb_json
+
+namespace {
+
+using dynamodb_json::FromItem;
+using dynamodb_json::ToAttributeValue;
+using dynamodb_json::ToItem;
+
+// curl_global_init is not thread-safe and must run once per process; a
+// function-local static runs it exactly once and remembers the outcome.
+CURLcode GlobalInit() {
+  static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
+  return code;
+}
+
+std::string Env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+void FillFromEnvironment(DynamoDbOptions& o) {
+  if (o.region.empty()) o.region = Env("AWS_REGION");
+  if (o.region.empty()) o.region = Env("AWS_DEFAULT_REGION");
+  if (o.region.empty()) o.region = "us-east-1";
+  if (o.endpoint.empty()) o.endpoint = Env("AWS_ENDPOINT_URL_DYNAMODB");
+  if (o.endpoint.empty()) o.endpoint = Env("AWS_ENDPOINT_URL");
+  if (o.endpoint.empty())
+    o.endpoint = "https://dynamodb." + o.region + ".amazonaws.com";
+  if (o.access_key_id.empty() && o.secret_access_key.empty()) {
+    o.access_key_id = Env("AWS_ACCESS_KEY_ID");
+    o.secret_access_key = Env("AWS_SECRET_ACCESS_KEY");
+    if (o.session_token.empty()) o.session_token = Env("AWS_SESSION_TOKEN");
+  }
+}
+
+bool IsRetryable(std::string_view type) {
+  for (std::string_view t :
+       {"ProvisionedThroughputExceededException", "ThrottlingException",
+        "RequestLimitExceeded", "InternalServerError", "ServiceUnavailable",
+        "ServiceUnavailableException", "InternalFailure",
+        "TransactionConflictException", "LimitExceededException"}) {
+    if (type == t) return true;
+  }
+  return false;
+}
+
+bool IsRetryable(CURLcode code) {
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+size_t Collect(char* data, size_t size, size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+
+nlohmann::json KeyOf(const std::string& pk, const std::string& sk) {
+  return {{"PK", {{"S", pk}}}, {"SK", {{"S", sk}}}};
+}
+
+std::string Describe(std::string_view operation, const std::string& pk,
+                     const std::string& sk) {
+  return std::string(operation) + " " + pk + " / " + sk;
+}
+
+// Adds a condition's ConditionExpression and placeholders to `request`.
+void AddCondition(nlohmann::json& request,
+                  const std::optional<Condition>& condition,
+                  nlohmann::json& names, nlohmann::json& values) {
+  if (condition)
+    request["ConditionExpression"] =
+        dynamodb_json::RenderCondition(*condition, names, values);
+}
+
+void AddPlaceholders(nlohmann::json& request, nlohmann::json& names,
+                     nlohmann::json& values) {
+  // DynamoDB refuses empty placeholder maps.
+  if (!names.empty()) request["ExpressionAttributeNames"] = std::move(names);
+  if (!values.empty()) request["ExpressionAttributeValues"] = std::move(values);
+}
+
+}  // namespace
+
+struct DynamoDbTable::Impl {
+  DynamoDbOptions options;
+  CURL* curl = nullptr;
+  std::string signing;  // "aws:amz:<region>:dynamodb"
+  char error[CURL_ERROR_SIZE] = {};
+
+  ~Impl() {
+    if (curl) curl_easy_cleanup(curl);
+  }
+
+  // What an operation got back: the response body on success, or the
+  // error DynamoDB answered with when it is one of `expected`.
+  struct Answer {
+    bool ok = true;
+    std::string error_type;  // e.g. "ConditionalCheckFailedException"
+    nlohmann::json body;
+  };
+
+  // POSTs `request` as operation `operation`. Throws RetryableError or
+  // TerminalError for failures (see the header), except for DynamoDB
+  // errors listed in `expected`, which come back as an Answer.
+  Answer Post(const char* operation, const nlohmann::json& request,
+              const std::string& what,
+              std::initializer_list<std::string_view> expected = {});
+};
+
+DynamoDbTable::Impl::Answer DynamoDbTable::Impl::Post(
+    const char* operation, const nlohmann::json& request,
+    const std::string& what, std::initializer_list<std::string_view> expected) {
+  std::string body;
+  try {
+    body = request.dump();
+  } catch (const nlohmann::json::exception& e) {
+    throw TerminalError(what + ": cannot encode the request: " + e.what());
+  }
+  std::string target =
+      std::string("X-Amz-Target: DynamoDB_20120810.") + operation;
+  curl_slist* headers = nullptr;
+  headers =
+      curl_slist_append(headers, "Content-Type: application/x-amz-json-1.0");
+  headers = curl_slist_append(headers, target.c_str());
+  // No "Expect: 100-continue" round trip for large bodies.
+  headers = curl_slist_append(headers, "Expect:");
+  std::string token;
+  if (!options.session_token.empty()) {
+    token = "X-Amz-Security-Token: " + options.session_token;
+    headers = curl_slist_append(headers, token.c_str());
+  }
+  std::string response;
+  error[0] = '\0';
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                   static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
+  CURLcode code = curl_easy_perform(curl);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  curl_slist_free_all(headers);
+  if (code != CURLE_OK) {
+    std::string message = what + ": curl: " + curl_easy_strerror(code);
+    if (error[0]) message += std::string(" (") + error + ")";
+    if (IsRetryable(code)) throw RetryableError(message);
+    throw TerminalError(message);
+  }
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  nlohmann::json answer =
+      nlohmann::json::parse(response, nullptr, /*allow_exceptions=*/false);
+  if (status == 200) {
+    if (answer.is_discarded() || !answer.is_object())
+      throw TerminalError(what + ": DynamoDB answered with malformed JSON");
+    return {true, "", std::move(answer)};
+  }
+  // {"__type": "com.amazonaws.dynamodb.v20120810#ValidationException",
+  //  "message": "..."} (some errors spell it "Message").
+  std::string type, message;
+  if (answer.is_object()) {
+    type = answer.value("__type", "");
+    type = type.substr(type.find('#') + 1);
+    message = answer.value("message", answer.value("Message", ""));
+  }
+  for (std::string_view e : expected) {
+    if (type == e) return {false, type, std::move(answer)};
+  }
+  std::string text = what + ": DynamoDB ";
+  if (type.empty()) {
+    text += "HTTP " + std::to_string(status);
+    if (!response.empty()) text += ": " + response.substr(0, 200);
+  } else {
+    text += type + (message.empty() ? "" : ": " + message);
+  }
+  if (status >= 500 || IsRetryable(type)) throw RetryableError(text);
+  throw TerminalError(text);
+}
+
+DynamoDbTable::DynamoDbTable(DynamoDbOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  FillFromEnvironment(options);
+  impl_->options = std::move(options);
+  const DynamoDbOptions& o = impl_->options;
+  if (o.access_key_id.empty() || o.secret_access_key.empty())
+    throw TerminalError(
+        "DynamoDB: no credentials (set AWS_ACCESS_KEY_ID and "
+        "AWS_SECRET_ACCESS_KEY, or the options)");
+  if (CURLcode code = GlobalInit(); code != CURLE_OK)
+    throw TerminalError(std::string("DynamoDB: curl_global_init: ") +
+                        curl_easy_strerror(code));
+  impl_->curl = curl_easy_init();
+  if (!impl_->curl) throw TerminalError("DynamoDB: curl_easy_init failed");
+  impl_->signing = "aws:amz:" + o.region + ":dynamodb";
+  CURL* c = impl_->curl;
+  curl_easy_setopt(c, CURLOPT_URL, o.endpoint.c_str());
+  curl_easy_setopt(c, CURLOPT_POST, 1L);
+  curl_easy_setopt(c, CURLOPT_AWS_SIGV4, impl_->signing.c_str());
+  curl_easy_setopt(c, CURLOPT_USERNAME, o.access_key_id.c_str());
+  curl_easy_setopt(c, CURLOPT_PASSWORD, o.secret_access_key.c_str());
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o.request_timeout_ms);
+  // Threads: no signals for timeouts (curl would otherwise use SIGALRM).
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
+}
+
+DynamoDbTable::~DynamoDbTable() = default;
+
+const DynamoDbOptions& DynamoDbTable::options() const { return impl_->options; }
+
+void DynamoDbTable::EnsureCreated() {
+  const std::string& name = impl_->options.table_name;
+  nlohmann::json definitions = nlohmann::json::array();
+  auto key_schema = [](Index index) {
+    return nlohmann::json::array(
+        {{{"AttributeName", PartitionKeyAttribute(index)}, {"KeyType", "HASH"}},
+         {{"AttributeName", SortKeyAttribute(index)}, {"KeyType", "RANGE"}}});
+  };
+  nlohmann::json indexes = nlohmann::json::array();
+  for (Index index :
+       {Index::kTable, Index::kGsi1, Index::kGsi2, Index::kGsi3}) {
+    for (const char* a :
+         {PartitionKeyAttribute(index), SortKeyAttribute(index)})
+      definitions.push_back({{"AttributeName", a}, {"AttributeType", "S"}});
+    if (index != Index::kTable)
+      indexes.push_back({{"IndexName", IndexName(index)},
+                         {"KeySchema", key_schema(index)},
+                         {"Projection", {{"ProjectionType", "ALL"}}}});
+  }
+  nlohmann::json request = {{"TableName", name},
+                            {"AttributeDefinitions", definitions},
+                            {"KeySchema", key_schema(Index::kTable)},
+                            {"GlobalSecondaryIndexes", indexes},
+                            {"BillingMode", "PAY_PER_REQUEST"}};
+  impl_->Post("CreateTable", request, "CreateTable " + name,
+              {"ResourceInUseException"});
+
+  const std::string what = "DescribeTable " + name;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(impl_->options.create_timeout_ms);
+  for (;;) {
+    nlohmann::json table =
+        impl_->Post("DescribeTable", {{"TableName", name}}, what)
+            .body.value("Table", nlohmann::json::object());
+    bool active = table.value("TableStatus", "") == "ACTIVE";
+    int found = 0;
+    for (const auto& gsi :
+         table.value("GlobalSecondaryIndexes", nlohmann::json::array())) {
+      active = active && gsi.value("IndexStatus", "") == "ACTIVE";
+      for (Index index : {Index::kGsi1, Index::kGsi2, Index::kGsi3})
+        found += gsi.value("IndexName", "") == IndexName(index);
+    }
+    if (active && found != 3)
+      throw TerminalError(what +
+                          ": the table exists without the indexes "
+                          "DatasetEligibilityIndex, NameResolutionIndex and "
+                          "S3ObjectIndex");
+    if (active) return;
+    if (std::chrono::steady_clock::now() >= deadline)
+      throw TerminalError(what + ": not ACTIVE after " +
+                          std::to_string(impl_->options.create_timeout_ms) +
+                          " ms");
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(impl_->options.poll_interval_ms));
+  }
+}
+
+std::optional<Item> DynamoDbTable::GetItem(const Key& key) {
+  ValidateKey(key, "GetItem");
+  nlohmann::json request = {{"TableName", impl_->options.table_name},
+                            {"Key", KeyOf(key.pk, key.sk)},
+                            {"ConsistentRead", true}};
+  const std::string what = Describe("GetItem", key.pk, key.sk);
+  nlohmann::json answer = impl_->Post("GetItem", request, what).body;
+  auto it = answer.find("Item");
+  if (it == answer.end()) return std::nullopt;
+  return FromItem(*it);
+}
+
+WriteResult DynamoDbTable::PutItem(const Item& item,
+                                   const std::optional<Condition>& condition) {
+  ValidateItem(item, "PutItem");
+  const std::string what = Describe("PutItem", item["PK"], item["SK"]);
+  nlohmann::json request = {{"TableName", impl_->options.table_name},
+                            {"Item", ToItem(item)}};
+  nlohmann::json names = nlohmann::json::object();
+  nlohmann::json values = nlohmann::json::object();
+  AddCondition(request, condition, names, values);
+  AddPlaceholders(request, names, values);
+  if (!impl_
+           ->Post("PutItem", request, what, {"ConditionalCheckFailedException"})
+           .ok)
+    return {WriteStatus::kConditionFailed, std::nullopt};
+  return {};
+}
+
+WriteResult DynamoDbTable::UpdateItem(
+    const Key& key, const Update& update,
+    const std::optional<Condition>& condition) {
+  ValidateKey(key, "UpdateItem");
+  ValidateUpdate(update, "UpdateItem");
+  const std::string what = Describe("UpdateItem", key.pk, key.sk);
+  nlohmann::json request = {{"TableName", impl_->options.table_name},
+                            {"Key", KeyOf(key.pk, key.sk)},
+                            {"ReturnValues", "ALL_NEW"}};
+  nlohmann::json names = nlohmann::json::object();
+  nlohmann::json values = nlohmann::json::object();
+  // SET before REMOVE, placeholders in the order of the actions.
+  std::string set, remove;
+  for (const auto& [name, value] : update.set.items()) {
+    std::string n = "#n" + std::to_string(names.size());
+    std::string v = ":v" + std::to_string(values.size());
+    names[n] = name;
+    values[v] = ToAttributeValue(value);
+    set += (set.empty() ? "SET " : ", ") + n + " = " + v;
+  }
+  for (const std::string& name : update.remove) {
+    std::string n = "#n" + std::to_string(names.size());
+    names[n] = name;
+    remove += (remove.empty() ? "REMOVE " : ", ") + n;
+  }
+  std::string expression =
+      set + (set.empty() || remove.empty() ? "" : " ") + remove;
+  if (!expression.empty()) request["UpdateExpression"] = expression;
+  AddCondition(request, condition, names, values);
+  AddPlaceholders(request, names, values);
+  Impl::Answer answer = impl_->Post("UpdateItem", request, what,
+                                    {"ConditionalCheckFailedException"});
+  if (!answer.ok) return {WriteStatus::kConditionFailed, std::nullopt};
+  auto it = answer.body.find("Attributes");
+  // An update that leaves only the key returns no attributes.
+  Item updated = it == answer.body.end() ? Item{{"PK", key.pk}, {"SK", key.sk}}
+                                         : FromItem(*it);
+  return {WriteStatus::kApplied, std::move(updated)};
+}
+
+WriteResult DynamoDbTable::DeleteItem(
+    const Key& key, const std::optional<Condition>& condition) {
+  ValidateKey(key, "DeleteItem");
+  const std::string what = Describe("DeleteItem", key.pk, key.sk);
+  nlohmann::json request = {{"TableName", impl_->options.table_name},
+                            {"Key", KeyOf(key.pk, key.sk)}};
+  nlohmann::json names = nlohmann::json::object();
+  nlohmann::json values = nlohmann::json::object();
+  AddCondition(request, condition, names, values);
+  AddPlaceholders(request, names, values);
+  if (!impl_
+           ->Post("DeleteItem", request, what,
+                  {"ConditionalCheckFailedException"})
+           .ok)
+    return {WriteStatus::kConditionFailed, std::nullopt};
+  return {};
+}
+
+QueryPage DynamoDbTable::Query(const QueryRequest& request) {
+  ValidateQuery(request, "Query");
+  const std::string what = std::string("Query ") + IndexName(request.index) +
+                           " " + request.partition_key;
+  nlohmann::json names = {{"#pk", PartitionKeyAttribute(request.index)}};
+  nlohmann::json values = {{":pk", {{"S", request.partition_key}}}};
+  std::string expression = "#pk = :pk";
+  if (request.sort_key_equals) {
+    names["#sk"] = SortKeyAttribute(request.index);
+    values[":sk"] = {{"S", *request.sort_key_equals}};
+    expression += " AND #sk = :sk";
+  } else if (request.sort_key_prefix && !request.sort_key_prefix->empty()) {
+    names["#sk"] = SortKeyAttribute(request.index);
+    values[":sk"] = {{"S", *request.sort_key_prefix}};
+    expression += " AND begins_with(#sk, :sk)";
+  }
+  nlohmann::json body = {{"TableName", impl_->options.table_name},
+                         {"KeyConditionExpression", expression},
+                         {"ExpressionAttributeNames", names},
+                         {"ExpressionAttributeValues", values},
+                         {"ScanIndexForward", true}};
+  if (request.index == Index::kTable) {
+    body["ConsistentRead"] = true;
+  } else {
+    body["IndexName"] = IndexName(request.index);
+  }
+  if (request.limit > 0) body["Limit"] = request.limit;
+  if (request.exclusive_start_key) {
+    // Only the key attributes: DynamoDB refuses anything else.
+    body["ExclusiveStartKey"] =
+        ToItem(LastEvaluatedKeyOf(*request.exclusive_start_key, request.index));
+  }
+  nlohmann::json answer = impl_->Post("Query", body, what).body;
+  QueryPage page;
+  for (const auto& item : answer.value("Items", nlohmann::json::array()))
+    page.items.push_back(FromItem(item));
+  auto last = answer.find("LastEvaluatedKey");
+  if (last != answer.end()) page.last_evaluated_key = FromItem(*last);
+  return page;
+}
+
+}  // namespace novacat::store

@@ -1,0 +1,247 @@
+// Spectra product discovery (discover_spectra_products): the provider list,
+// the ProviderClient seam, normalization of raw provider records into the
+// internal product shape, dataset identity, stable dataset_id, and the
+// per-provider summary.
+//
+// Flow of the Map item (one provider):
+//   QueryProviderForProducts        ProviderClient::Query -> raw records
+//   NormalizeProviderProducts       NormalizeProviderRecords -> products,
+//                                   NormalizedProduct::ToJson each
+//   DeduplicateAndAssignDatasetIds  NormalizedProduct::FromJson each,
+//                                   AssignDatasetIdentities -> identity,
+//                                   dataset_id and dedupe key per product;
+//                                   the step looks each dataset_id up
+//                                   (AP-DISC-1) to split new / existing
+// and after the Map, SummarizeDiscovery over provider_results.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace novacat::domain {
+
+// --- Providers ---------------------------------------------------------------
+
+// Every configured provider, in the order the Map visits them when the
+// input names none. The seed names no provider; these are the archives
+// whose record shapes NormalizeProviderRecords knows: the ESO Science
+// Archive, MAST (HST/IUE/Swift spectra) and AAVSO's AVSpec spectra
+// database. Adding a provider means adding it here and its record schema in
+// spectra.cc (a test checks both agree).
+inline constexpr std::array<std::string_view, 3> kDefaultProviders = {
+    "ESO", "MAST", "AAVSO"};
+
+bool IsKnownProvider(std::string_view provider);
+
+// The providers a run queries: kDefaultProviders when `requested` is
+// absent, else `requested` itself after checking it. Throws
+// runtime::TerminalError (the spec's invalid_provider_list) for an empty
+// list, an unknown provider or a provider listed twice, naming the index:
+// `invalid provider list: providers[1] "FOO" is not a known provider
+// (known: ESO, MAST, AAVSO)`.
+std::vector<std::string> ResolveProviders(
+    const std::optional<std::vector<std::string>>& requested);
+
+// What a provider is asked about. QueryProviderForProducts has nova_id (and
+// the provider) from the Map item; coordinates and names are there for
+// clients that search by position or name, when the step looks them up.
+struct ProviderQuery {
+  std::string provider;
+  std::string nova_id;
+  std::optional<double> ra_deg;
+  std::optional<double> dec_deg;
+  std::vector<std::string> names;  // canonical names / aliases
+  std::optional<std::string> cursor;
+};
+
+// The seam a real provider client implements (ESO TAP, MAST's Portal API,
+// AAVSO): one call returns the provider's raw records for the nova, as JSON
+// objects in the provider's own shape, unchanged; NormalizeProviderRecords
+// interprets them. Throws runtime::RetryableError for transient failures
+// (throttling, timeouts, 5xx), runtime::QuarantineError when the response
+// is not a list of records (malformed_provider_records), and
+// runtime::TerminalError for a query that cannot be made (unknown
+// provider, nova_id not a UUID).
+class ProviderClient {
+ public:
+  virtual ~ProviderClient() = default;
+  virtual std::vector<nlohmann::json> Query(const ProviderQuery& query) = 0;
+};
+
+// A ProviderClient answering from fixture files <directory>/<provider>.json
+// (format in fixtures/README.md), each read on the first query for its
+// provider. Records are returned as written, malformed ones included, so
+// that normalization's quarantine can be exercised. A nova not in a file
+// has no products. An entry may script throttling: the first
+// `throttle_first` queries for that provider and nova on this instance
+// throw runtime::RetryableError. Thread-safe.
+class FixtureProvider : public ProviderClient {
+ public:
+  explicit FixtureProvider(std::filesystem::path directory);
+
+  std::vector<nlohmann::json> Query(const ProviderQuery& query) override;
+
+  // Queries made for (provider, nova_id) so far, throttled ones included.
+  int calls(std::string_view provider, std::string_view nova_id) const;
+
+ private:
+  struct Entry {
+    int64_t throttle_first = 0;
+    nlohmann::json records;
+  };
+  using Entries = std::map<std::string, Entry, std::less<>>;
+  const Entries& Load(const std::string& provider);  // under mutex_
+
+  std::filesystem::path directory_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Entries, std::less<>> providers_;
+  std::map<std::string, int, std::less<>> calls_;  // "provider/nova_id"
+};
+
+// --- Normalization -----------------------------------------------------------
+
+// The internal product shape (the items of normalized_products):
+//
+//   {"provider": "ESO",
+//    "product_timestamp": "2016-03-01T05:12:33Z",   always
+//    "url": "https://...",                           when known
+//    "size_bytes": 1234567,                          when known
+//    "provider_key": "ADP.2016-03-15T10:21:40.123",  when known
+//    "instrument": "UVES"}                           when known
+//
+// product_timestamp is the start of the observation in UTC, RFC 3339 with
+// whole seconds (fractions are truncated, so the same record always gives
+// the same text); absent members are omitted, never null.
+struct NormalizedProduct {
+  std::string provider;
+  std::string product_timestamp;
+  std::optional<std::string> url;
+  std::optional<int64_t> size_bytes;
+  std::optional<std::string> provider_key;
+  std::optional<std::string> instrument;
+
+  nlohmann::json ToJson() const;
+  // Reads a product back (DeduplicateAndAssignDatasetIds reads the item's
+  // normalized_products). Unknown members are rejected. Throws
+  // runtime::TerminalError naming `path` and the member: these documents
+  // are our own output, so a bad one is an internal invariant violation.
+  static NormalizedProduct FromJson(const nlohmann::json& json,
+                                    std::string_view path);
+  bool operator==(const NormalizedProduct&) const = default;
+};
+
+// Normalizes `provider`'s raw records (the provider-specific boundary).
+// Each provider's record members (null counts as absent, unknown members
+// are ignored):
+//
+//   ESO:   date_obs (ISO 8601), access_url, filesize, dp_id, instrument
+//   MAST:  t_min (MJD), dataURL, size, obs_id, instrument_name
+//   AAVSO: obs_date (ISO 8601), fits_url, -, spectrum_id, instrument
+//
+// in the order: timestamp (required), url, size, key, instrument.
+//
+// ISO 8601 date-times are YYYY-MM-DD, "T" or one space, hh:mm:ss, an
+// optional fraction and an optional zone (Z or +hh:mm / -hh:mm; none means
+// UTC). MJD is a number in (0, 100000). url must be http(s) or ftp without
+// whitespace; size a positive integer (bytes); key a non-empty string or a
+// non-negative integer (written in decimal); instrument a non-empty string.
+//
+// Throws runtime::QuarantineError naming the record and the member:
+//   `malformed ESO record products[2]: date_obs must be an ISO 8601
+//   date-time string, got "yesterday"` (malformed_provider_records), or
+//   `unknown schema variant in ESO record products[4]: none of date_obs,
+//   access_url, filesize, dp_id, instrument is present (members: link,
+//   obsdate)` (unknown_schema_variant) when a record shares no member with
+//   the provider's schema. Throws runtime::TerminalError for a provider
+//   with no schema.
+std::vector<NormalizedProduct> NormalizeProviderRecords(
+    std::string_view provider, const std::vector<nlohmann::json>& records);
+
+// --- Identity ----------------------------------------------------------------
+
+// dataset_identity = provider + product_timestamp + (url OR size OR
+// provider_key): the first of url, size_bytes (decimal), provider_key that
+// the product has, composed exactly as the generated DatasetIdentity
+// builder does:
+//
+//   "provider=ESO|product_timestamp=2016-03-01T05:12:33Z|url=https://..."
+//   "provider=MAST|product_timestamp=...|size=1234567"
+//   "provider=MAST|product_timestamp=...|provider_key=obs-42"
+//
+// The last part runs to the end of the string, so a '|' inside a URL
+// cannot make two identities collide. Throws runtime::QuarantineError
+// (ambiguous_product_identity) when the product has none of the three:
+// `ambiguous product identity: normalized_products[3] (MAST at
+// 2016-03-01T05:12:33Z) has none of url, size, provider_key`.
+std::string DatasetIdentity(const NormalizedProduct& product,
+                            std::string_view path = "product");
+
+// The stable dataset_id of an identity: UuidV5(kDatasetIdNamespace,
+// dataset_identity). The same identity gives the same id on every run.
+std::string DatasetId(std::string_view dataset_identity);
+
+// "DatasetIdentity:{dataset_identity}:{schema_version}" (the spec's dedupe
+// key of DeduplicateAndAssignDatasetIds).
+std::string DatasetDedupeKey(std::string_view dataset_identity,
+                             int64_t schema_version);
+
+struct IdentifiedProduct {
+  NormalizedProduct product;
+  std::string dataset_identity;
+  std::string dataset_id;
+  std::string dedupe_key;
+  bool operator==(const IdentifiedProduct&) const = default;
+};
+
+// Identity, id and dedupe key of every product, in order. A product listed
+// twice (equal in every member) is kept once. Throws
+// runtime::QuarantineError (ambiguous_product_identity) when a product has
+// no identity (see DatasetIdentity) or two products share an identity but
+// differ: `ambiguous product identity: normalized_products[0] and
+// normalized_products[3] share dataset_identity "..." but differ in
+// size_bytes (1000 vs 2000)`.
+std::vector<IdentifiedProduct> AssignDatasetIdentities(
+    const std::vector<NormalizedProduct>& products, int64_t schema_version);
+
+// --- Summary -----------------------------------------------------------------
+
+struct ProviderSummary {
+  std::string provider;
+  int64_t dataset_count_new = 0;
+  int64_t dataset_count_existing = 0;
+  bool quarantined = false;
+  // The SpectraProductsDiscovered provider_summaries item.
+  nlohmann::json ToJson() const;
+  bool operator==(const ProviderSummary&) const = default;
+};
+
+struct DiscoverySummary {
+  std::vector<std::string> dataset_ids;  // new then existing, per provider,
+                                         // each once, in provider order
+  int64_t dataset_count_new = 0;
+  int64_t dataset_count_existing = 0;
+  int64_t quarantined_count = 0;  // providers quarantined
+  std::vector<ProviderSummary> provider_summaries;
+  bool operator==(const DiscoverySummary&) const = default;
+};
+
+// SummarizeDiscovery's outputs from the Map's provider_results: one
+// document per provider item, the item document as the item's last state
+// left it: `provider`, `new_dataset_ids` and `existing_dataset_ids`
+// (arrays of UUIDs, absent = empty) and `quarantined: true` when
+// QuarantineProvider handled it. A quarantined provider still counts the
+// ids it recorded before the failure. Throws runtime::TerminalError naming
+// provider_results[i] and the member for a document without a provider or
+// with ids that are not UUIDs.
+DiscoverySummary SummarizeDiscovery(
+    const std::vector<nlohmann::json>& provider_results);
+
+}  // namespace novacat::domain

@@ -1,0 +1,595 @@
+#include "novacat/domain/spectra.h"
+
+#include <cmath>
+#include <set>
+#include <type_traits>
+
+#include "internal.h"
+#include "novacat/domain/uuid.h"
+#include "novacat/runtime/errors.h"
+#include "novacat/runtime/ids.h"
+#include "novacat/runtime/json_reader.h"
+
+namespace novacat::domain {
+
+using internal::Describe;
+using internal::FixtureObject;
+using internal::IndexPath;
+using internal::Quote;
+using internal::TypeName;
+using nlohmann::json;
+
+// --- Providers ---------------------------------------------------------------
+
+bool IsKnownProvider(std::string_view provider) {
+  for (std::string_view p : kDefaultProviders) {
+    if (p == provider) return true;
+  }
+  return false;
+}
+
+namespace {
+std::string KnownProviders() {
+  std::string list;
+  for (std::string_view p : kDefaultProviders) {
+    list += (list.empty() ? "" : ", ") + std::string(p);
+  }
+  return list;
+}
+}  // namespace
+
+std::vector<std::string> ResolveProviders(
+    const std::optional<std::vector<std::string>>& requested) {
+  if (!requested) {
+    return std::vector<std::string>(kDefaultProviders.begin(),
+                                    kDefaultProviders.end());
+  }
+  if (requested->empty()) {
+    throw runtime::TerminalError(
+        "invalid provider list: providers is empty (omit it to query every "
+        "provider)");
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < requested->size(); ++i) {
+    const std::string& p = (*requested)[i];
+    std::string where =
+        "invalid provider list: " + IndexPath("providers", i) + " " + Quote(p);
+    if (!IsKnownProvider(p)) {
+      throw runtime::TerminalError(
+          where + " is not a known provider (known: " + KnownProviders() + ")");
+    }
+    if (!seen.insert(p).second) {
+      throw runtime::TerminalError(where + " is listed twice");
+    }
+  }
+  return *requested;
+}
+
+// --- FixtureProvider ---------------------------------------------------------
+
+namespace {
+constexpr std::string_view kProviderFormat = "novacat.fixture.provider/1";
+}  // namespace
+
+FixtureProvider::FixtureProvider(std::filesystem::path directory)
+    : directory_(std::move(directory)) {}
+
+const FixtureProvider::Entries& FixtureProvider::Load(
+    const std::string& provider) {
+  auto it = providers_.find(provider);
+  if (it != providers_.end()) return it->second;
+  std::filesystem::path file = directory_ / (provider + ".json");
+  std::string origin = file.generic_string();
+  json document = internal::ReadJsonFile(file);
+  FixtureObject root(document, origin, "$");
+  root.AllowOnly({"format", "provider", "description", "novae"});
+  if (root.RequiredString("format") != kProviderFormat) {
+    root.Fail(root.Path("format"), "must be " + Quote(kProviderFormat));
+  }
+  if (root.RequiredString("provider") != provider) {
+    root.Fail(root.Path("provider"),
+              "must be " + Quote(provider) + " (the file's name)");
+  }
+  Entries entries;
+  for (const auto& [nova_id, value] : root.RequiredObject("novae").items()) {
+    FixtureObject entry(value, origin,
+                        internal::MemberPath(root.Path("novae"), nova_id));
+    if (!runtime::IsUuid(nova_id))
+      entry.Fail(entry.path(), "key is not a UUID");
+    entry.AllowOnly({"note", "throttle_first", "records"});
+    const json* records = entry.Find("records");
+    if (records == nullptr) entry.Fail(entry.Path("records"), "missing");
+    entries[nova_id] = Entry{entry.Count("throttle_first", 0), *records};
+  }
+  return providers_.emplace(provider, std::move(entries)).first->second;
+}
+
+std::vector<json> FixtureProvider::Query(const ProviderQuery& query) {
+  if (!IsKnownProvider(query.provider)) {
+    throw runtime::TerminalError(
+        "provider query: " + Quote(query.provider) +
+        " is not a known provider (known: " + KnownProviders() + ")");
+  }
+  if (!runtime::IsUuid(query.nova_id)) {
+    throw runtime::TerminalError("provider query: nova_id " +
+                                 Quote(query.nova_id) + " is not a UUID");
+  }
+  const Entry* entry = nullptr;
+  int call;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Entries& entries = Load(query.provider);
+    auto it = entries.find(query.nova_id);
+    if (it != entries.end()) entry = &it->second;
+    call = ++calls_[query.provider + "/" + query.nova_id];
+  }
+  if (entry == nullptr) return {};
+  if (call <= entry->throttle_first) {
+    throw runtime::RetryableError(
+        query.provider + " throttled the query for nova " + query.nova_id +
+        " (HTTP 429; fixture throttles the first " +
+        std::to_string(entry->throttle_first) + " calls, this is call " +
+        std::to_string(call) + ")");
+  }
+  if (!entry->records.is_array()) {
+    throw runtime::QuarantineError(
+        "malformed " + query.provider + " response for nova " + query.nova_id +
+        ": records must be an array, got " + TypeName(entry->records));
+  }
+  return entry->records.get<std::vector<json>>();
+}
+
+int FixtureProvider::calls(std::string_view provider,
+                           std::string_view nova_id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = calls_.find(std::string(provider) + "/" + std::string(nova_id));
+  return it == calls_.end() ? 0 : it->second;
+}
+
+// --- Normalization -----------------------------------------------------------
+
+namespace {
+
+enum class TimeFormat { kIso8601, kMjd };
+
+struct ProviderSchema {
+  std::string_view provider;
+  std::string_view timestamp;  // required
+  TimeFormat time_format;
+  std::string_view url;  // "" when the provider has no such member
+  std::string_view size;
+  std::string_view key;
+  std::string_view instrument;
+};
+
+constexpr std::array<ProviderSchema, 3> kSchemas = {{
+    {"ESO", "date_obs", TimeFormat::kIso8601, "access_url", "filesize", "dp_id",
+     "instrument"},
+    {"MAST", "t_min", TimeFormat::kMjd, "dataURL", "size", "obs_id",
+     "instrument_name"},
+    {"AAVSO", "obs_date", TimeFormat::kIso8601, "fits_url", "", "spectrum_id",
+     "instrument"},
+}};
+
+const ProviderSchema* FindSchema(std::string_view provider) {
+  for (const ProviderSchema& s : kSchemas) {
+    if (s.provider == provider) return &s;
+  }
+  return nullptr;
+}
+
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+// days_from_civil).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+int DaysInMonth(int64_t y, int64_t m) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30,
+                                  31, 31, 30, 31, 30, 31};
+  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
+}
+
+// Parses `count` digits at text[pos]; -1 when they are not all digits.
+int64_t Digits(std::string_view text, size_t pos, size_t count) {
+  if (pos + count > text.size()) return -1;
+  int64_t value = 0;
+  for (size_t i = pos; i < pos + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+// Seconds since the Unix epoch (UTC, fraction truncated) of an ISO 8601
+// date-time as NormalizeProviderRecords documents it; nullopt if invalid.
+std::optional<int64_t> ParseIsoDateTime(std::string_view t) {
+  if (t.size() < 19 || t[4] != '-' || t[7] != '-' ||
+      (t[10] != 'T' && t[10] != ' ') || t[13] != ':' || t[16] != ':') {
+    return std::nullopt;
+  }
+  int64_t y = Digits(t, 0, 4), mo = Digits(t, 5, 2), d = Digits(t, 8, 2);
+  int64_t h = Digits(t, 11, 2), mi = Digits(t, 14, 2), s = Digits(t, 17, 2);
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 ||
+      mi > 59 || s < 0 || s > 59 || d > DaysInMonth(y, mo)) {
+    return std::nullopt;
+  }
+  size_t pos = 19;
+  if (pos < t.size() && t[pos] == '.') {
+    size_t start = ++pos;
+    while (pos < t.size() && t[pos] >= '0' && t[pos] <= '9') ++pos;
+    if (pos == start) return std::nullopt;
+  }
+  int64_t offset = 0;
+  if (pos < t.size()) {
+    if ((t[pos] == 'Z' || t[pos] == 'z') && pos + 1 == t.size()) {
+      pos = t.size();
+    } else if ((t[pos] == '+' || t[pos] == '-') && pos + 6 == t.size() &&
+               t[pos + 3] == ':') {
+      int64_t oh = Digits(t, pos + 1, 2), om = Digits(t, pos + 4, 2);
+      if (oh < 0 || oh > 23 || om < 0 || om > 59) return std::nullopt;
+      offset = (oh * 60 + om) * 60 * (t[pos] == '-' ? -1 : 1);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offset;
+}
+
+// Seconds since the Unix epoch of an MJD (UTC): rounded to the millisecond
+// first, so that an MJD meaning a whole second is not truncated to the one
+// before by binary rounding, then truncated to the second.
+int64_t MjdToUnixSeconds(double mjd) {
+  double ms = std::round((mjd - 40587.0) * 86400.0 * 1000.0);
+  return static_cast<int64_t>(std::floor(ms / 1000.0));
+}
+
+bool IsUrl(std::string_view url) {
+  std::string_view rest;
+  for (std::string_view scheme : {"https://", "http://", "ftp://"}) {
+    if (url.substr(0, scheme.size()) == scheme) {
+      rest = url.substr(scheme.size());
+      break;
+    }
+  }
+  if (rest.empty() || rest.front() == '/') return false;
+  for (char c : url) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7F) return false;
+  }
+  return true;
+}
+
+class RecordReader {
+ public:
+  RecordReader(const ProviderSchema& schema, const json& record,
+               std::string path)
+      : schema_(schema), record_(record), path_(std::move(path)) {}
+
+  [[noreturn]] void Malformed(std::string_view member,
+                              std::string_view message) const {
+    throw runtime::QuarantineError(
+        "malformed " + std::string(schema_.provider) + " record " + path_ +
+        ": " + std::string(member) + (member.empty() ? "" : " ") +
+        std::string(message));
+  }
+
+  // The member, or nullptr when absent or null.
+  const json* Get(std::string_view member) const {
+    if (member.empty()) return nullptr;
+    auto it = record_.find(std::string(member));
+    if (it == record_.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  std::optional<std::string> String(std::string_view member) const {
+    const json* v = Get(member);
+    if (v == nullptr) return std::nullopt;
+    if (!v->is_string() || v->get_ref<const std::string&>().empty()) {
+      Malformed(member, "must be a non-empty string, got " + Describe(*v));
+    }
+    return v->get<std::string>();
+  }
+
+ private:
+  const ProviderSchema& schema_;
+  const json& record_;
+  std::string path_;
+};
+
+NormalizedProduct NormalizeRecord(const ProviderSchema& schema,
+                                  const json& record, const std::string& path) {
+  RecordReader r(schema, record, path);
+  if (!record.is_object()) {
+    r.Malformed("", "must be an object, got " + TypeName(record));
+  }
+  std::vector<std::string_view> fields;
+  for (std::string_view f : {schema.timestamp, schema.url, schema.size,
+                             schema.key, schema.instrument}) {
+    if (!f.empty()) fields.push_back(f);
+  }
+  bool any = false;
+  for (std::string_view f : fields) any = any || record.contains(f);
+  if (!any) {
+    std::string expected, members;
+    for (std::string_view f : fields) {
+      expected += (expected.empty() ? "" : ", ") + std::string(f);
+    }
+    for (const auto& [key, value] : record.items()) {
+      members += (members.empty() ? "" : ", ") + key;
+    }
+    throw runtime::QuarantineError(
+        "unknown schema variant in " + std::string(schema.provider) +
+        " record " + path + ": none of " + expected +
+        " is present (members: " + (members.empty() ? "none" : members) + ")");
+  }
+
+  NormalizedProduct p;
+  p.provider = std::string(schema.provider);
+  const json* ts = r.Get(schema.timestamp);
+  if (ts == nullptr) r.Malformed(schema.timestamp, "is missing");
+  if (schema.time_format == TimeFormat::kIso8601) {
+    std::optional<int64_t> seconds;
+    if (ts->is_string()) seconds = ParseIsoDateTime(ts->get<std::string>());
+    if (!seconds) {
+      r.Malformed(schema.timestamp,
+                  "must be an ISO 8601 date-time string, got " + Describe(*ts));
+    }
+    p.product_timestamp = runtime::FormatTimestamp(*seconds);
+  } else {
+    if (!ts->is_number() || !std::isfinite(ts->get<double>()) ||
+        ts->get<double>() <= 0 || ts->get<double>() >= 100000) {
+      r.Malformed(schema.timestamp,
+                  "must be an MJD number in (0, 100000), got " + Describe(*ts));
+    }
+    p.product_timestamp =
+        runtime::FormatTimestamp(MjdToUnixSeconds(ts->get<double>()));
+  }
+
+  p.url = r.String(schema.url);
+  if (p.url && !IsUrl(*p.url)) {
+    r.Malformed(
+        schema.url,
+        "must be an http(s) or ftp URL without spaces, got " + Quote(*p.url));
+  }
+  if (const json* size = r.Get(schema.size)) {
+    if (!size->is_number_integer() || size->get<int64_t>() <= 0) {
+      r.Malformed(schema.size,
+                  "must be a positive integer (bytes), got " + Describe(*size));
+    }
+    p.size_bytes = size->get<int64_t>();
+  }
+  if (const json* key = r.Get(schema.key)) {
+    if (key->is_number_integer() && key->get<int64_t>() >= 0) {
+      p.provider_key = std::to_string(key->get<int64_t>());
+    } else {
+      p.provider_key = r.String(schema.key);
+    }
+  }
+  p.instrument = r.String(schema.instrument);
+  return p;
+}
+
+}  // namespace
+
+json NormalizedProduct::ToJson() const {
+  json j = json::object();
+  j["provider"] = provider;
+  j["product_timestamp"] = product_timestamp;
+  if (url) j["url"] = *url;
+  if (size_bytes) j["size_bytes"] = *size_bytes;
+  if (provider_key) j["provider_key"] = *provider_key;
+  if (instrument) j["instrument"] = *instrument;
+  return j;
+}
+
+NormalizedProduct NormalizedProduct::FromJson(const json& j,
+                                              std::string_view path) {
+  auto fail = [&](std::string_view member, const std::string& message) {
+    throw runtime::TerminalError(
+        "invalid normalized product " + std::string(path) +
+        (member.empty() ? "" : "." + std::string(member)) + ": " + message);
+  };
+  if (!j.is_object()) fail("", "must be an object, got " + TypeName(j));
+  for (const auto& [key, value] : j.items()) {
+    if (key != "provider" && key != "product_timestamp" && key != "url" &&
+        key != "size_bytes" && key != "provider_key" && key != "instrument") {
+      fail(key, "unknown member");
+    }
+  }
+  auto string = [&](std::string_view member,
+                    bool required) -> std::optional<std::string> {
+    auto it = j.find(std::string(member));
+    if (it == j.end()) {
+      if (required) fail(member, "is missing");
+      return std::nullopt;
+    }
+    if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
+      fail(member, "must be a non-empty string, got " + Describe(*it));
+    }
+    return it->get<std::string>();
+  };
+  NormalizedProduct p;
+  p.provider = *string("provider", true);
+  p.product_timestamp = *string("product_timestamp", true);
+  if (!runtime::IsDateTime(p.product_timestamp)) {
+    fail("product_timestamp",
+         "must be an RFC 3339 date-time, got " + Quote(p.product_timestamp));
+  }
+  p.url = string("url", false);
+  if (auto it = j.find("size_bytes"); it != j.end()) {
+    if (!it->is_number_integer() || it->get<int64_t>() <= 0) {
+      fail("size_bytes", "must be a positive integer, got " + Describe(*it));
+    }
+    p.size_bytes = it->get<int64_t>();
+  }
+  p.provider_key = string("provider_key", false);
+  p.instrument = string("instrument", false);
+  return p;
+}
+
+std::vector<NormalizedProduct> NormalizeProviderRecords(
+    std::string_view provider, const std::vector<json>& records) {
+  const ProviderSchema* schema = FindSchema(provider);
+  if (schema == nullptr) {
+    throw runtime::TerminalError("no record schema for provider " +
+                                 Quote(provider) +
+                                 " (known: " + KnownProviders() + ")");
+  }
+  std::vector<NormalizedProduct> products;
+  products.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    products.push_back(
+        NormalizeRecord(*schema, records[i], IndexPath("products", i)));
+  }
+  return products;
+}
+
+// --- Identity ----------------------------------------------------------------
+
+std::string DatasetIdentity(const NormalizedProduct& product,
+                            std::string_view path) {
+  std::string identity = "provider=" + product.provider +
+                         "|product_timestamp=" + product.product_timestamp +
+                         "|";
+  if (product.url) return identity + "url=" + *product.url;
+  if (product.size_bytes) {
+    return identity + "size=" + std::to_string(*product.size_bytes);
+  }
+  if (product.provider_key)
+    return identity + "provider_key=" + *product.provider_key;
+  throw runtime::QuarantineError(
+      "ambiguous product identity: " + std::string(path) + " (" +
+      product.provider + " at " + product.product_timestamp +
+      ") has none of url, size, provider_key");
+}
+
+std::string DatasetId(std::string_view dataset_identity) {
+  return UuidV5(kDatasetIdNamespace, dataset_identity);
+}
+
+std::string DatasetDedupeKey(std::string_view dataset_identity,
+                             int64_t schema_version) {
+  return "DatasetIdentity:" + std::string(dataset_identity) + ":" +
+         std::to_string(schema_version);
+}
+
+namespace {
+
+// The first member in which `a` and `b` differ, as "name (a vs b)".
+std::string Difference(const NormalizedProduct& a, const NormalizedProduct& b) {
+  auto text = [](const auto& v) -> std::string {
+    if (!v) return "absent";
+    if constexpr (std::is_same_v<std::decay_t<decltype(*v)>, int64_t>) {
+      return std::to_string(*v);
+    } else {
+      return Quote(*v);
+    }
+  };
+  if (a.url != b.url) return "url (" + text(a.url) + " vs " + text(b.url) + ")";
+  if (a.size_bytes != b.size_bytes) {
+    return "size_bytes (" + text(a.size_bytes) + " vs " + text(b.size_bytes) +
+           ")";
+  }
+  if (a.provider_key != b.provider_key) {
+    return "provider_key (" + text(a.provider_key) + " vs " +
+           text(b.provider_key) + ")";
+  }
+  return "instrument (" + text(a.instrument) + " vs " + text(b.instrument) +
+         ")";
+}
+
+}  // namespace
+
+std::vector<IdentifiedProduct> AssignDatasetIdentities(
+    const std::vector<NormalizedProduct>& products, int64_t schema_version) {
+  std::vector<IdentifiedProduct> out;
+  std::map<std::string, size_t> first_index;  // identity -> products index
+  for (size_t i = 0; i < products.size(); ++i) {
+    std::string path = IndexPath("normalized_products", i);
+    std::string identity = DatasetIdentity(products[i], path);
+    auto [it, inserted] = first_index.emplace(identity, i);
+    if (!inserted) {
+      const NormalizedProduct& earlier = products[it->second];
+      if (earlier == products[i]) continue;
+      throw runtime::QuarantineError(
+          "ambiguous product identity: " +
+          IndexPath("normalized_products", it->second) + " and " + path +
+          " share dataset_identity " + Quote(identity) + " but differ in " +
+          Difference(earlier, products[i]));
+    }
+    out.push_back({products[i], identity, DatasetId(identity),
+                   DatasetDedupeKey(identity, schema_version)});
+  }
+  return out;
+}
+
+// --- Summary -----------------------------------------------------------------
+
+json ProviderSummary::ToJson() const {
+  return json{{"provider", provider},
+              {"dataset_count_new", dataset_count_new},
+              {"dataset_count_existing", dataset_count_existing},
+              {"quarantined", quarantined}};
+}
+
+DiscoverySummary SummarizeDiscovery(const std::vector<json>& provider_results) {
+  DiscoverySummary summary;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < provider_results.size(); ++i) {
+    const json& result = provider_results[i];
+    std::string path = IndexPath("provider_results", i);
+    auto fail = [&](std::string_view member, const std::string& message) {
+      throw runtime::TerminalError(
+          "invalid provider result " + path +
+          (member.empty() ? "" : "." + std::string(member)) + ": " + message);
+    };
+    if (!result.is_object())
+      fail("", "must be an object, got " + TypeName(result));
+    ProviderSummary s;
+    auto provider = result.find("provider");
+    if (provider == result.end() || !provider->is_string() ||
+        provider->get_ref<const std::string&>().empty()) {
+      fail("provider", "must be a non-empty string");
+    }
+    s.provider = provider->get<std::string>();
+    if (auto q = result.find("quarantined"); q != result.end()) {
+      if (!q->is_boolean()) {
+        fail("quarantined", "must be true or false, got " + Describe(*q));
+      }
+      s.quarantined = q->get<bool>();
+    }
+    for (std::string_view member :
+         {"new_dataset_ids", "existing_dataset_ids"}) {
+      auto ids = result.find(std::string(member));
+      if (ids == result.end() || ids->is_null()) continue;
+      if (!ids->is_array()) {
+        fail(member, "must be an array, got " + TypeName(*ids));
+      }
+      for (size_t k = 0; k < ids->size(); ++k) {
+        const json& id = (*ids)[k];
+        if (!id.is_string() || !runtime::IsUuid(id.get<std::string>())) {
+          fail(IndexPath(member, k), "must be a UUID, got " + Describe(id));
+        }
+        (member == "new_dataset_ids" ? s.dataset_count_new
+                                     : s.dataset_count_existing)++;
+        if (seen.insert(id.get<std::string>()).second) {
+          summary.dataset_ids.push_back(id.get<std::string>());
+        }
+      }
+    }
+    summary.dataset_count_new += s.dataset_count_new;
+    summary.dataset_count_existing += s.dataset_count_existing;
+    summary.quarantined_count += s.quarantined ? 1 : 0;
+    summary.provider_summaries.push_back(std::move(s));
+  }
+  return summary;
+}
+
+}  // namespace novacat::domain

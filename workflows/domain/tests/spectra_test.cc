@@ -1,0 +1,541 @@
+#include "novacat/domain/spectra.h"
+
+#include <gtest/gtest.h>
+
+#include "novacat/domain/uuid.h"
+#include "test_util.h"
+
+namespace novacat::domain {
+namespace {
+
+using nlohmann::json;
+using testing::Throws;
+
+constexpr char kProviders[] = "fixtures/providers";
+constexpr char kV1500[] = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
+constexpr char kGkPer[] = "86cb14e8-2bf7-4bec-9837-df4287f58a01";
+constexpr char kUnknownNova[] = "00000000-0000-4000-8000-000000000000";
+
+ProviderQuery Query(std::string provider, std::string nova_id) {
+  ProviderQuery q;
+  q.provider = std::move(provider);
+  q.nova_id = std::move(nova_id);
+  return q;
+}
+
+// --- Providers ---------------------------------------------------------------
+
+TEST(ProvidersTest, DefaultListAndResolution) {
+  EXPECT_EQ(ResolveProviders(std::nullopt),
+            (std::vector<std::string>{"ESO", "MAST", "AAVSO"}));
+  EXPECT_EQ(ResolveProviders(std::vector<std::string>{"MAST", "ESO"}),
+            (std::vector<std::string>{"MAST", "ESO"}));
+  for (std::string_view p : kDefaultProviders) EXPECT_TRUE(IsKnownProvider(p));
+  EXPECT_FALSE(IsKnownProvider("eso"));
+}
+
+TEST(ProvidersTest, InvalidListsAreTerminal) {
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] { ResolveProviders(std::vector<std::string>{}); },
+      "invalid provider list: providers is empty (omit it to query every "
+      "provider)"));
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] {
+        ResolveProviders(std::vector<std::string>{"ESO", "FOO"});
+      },
+      "invalid provider list: providers[1] \"FOO\" is not a known provider "
+      "(known: ESO, MAST, AAVSO)"));
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] { ResolveProviders(std::vector<std::string>{"eso"}); },
+      "invalid provider list: providers[0] \"eso\" is not a known provider "
+      "(known: ESO, MAST, AAVSO)"));
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] {
+        ResolveProviders(std::vector<std::string>{"ESO", "MAST", "ESO"});
+      },
+      "invalid provider list: providers[2] \"ESO\" is listed twice"));
+}
+
+TEST(ProvidersTest, EveryProviderHasARecordSchemaAndAFixture) {
+  FixtureProvider provider(kProviders);
+  for (std::string_view p : kDefaultProviders) {
+    EXPECT_NO_THROW(NormalizeProviderRecords(p, {})) << p;
+    EXPECT_NO_THROW(provider.Query(Query(std::string(p), kUnknownNova))) << p;
+  }
+}
+
+// --- FixtureProvider ---------------------------------------------------------
+
+TEST(FixtureProviderTest, ReturnsTheRawRecords) {
+  FixtureProvider provider(kProviders);
+  std::vector<json> records = provider.Query(Query("ESO", kV1500));
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0]["dp_id"], "ADP.2016-06-02T10:01:19.436");
+  EXPECT_EQ(records[0]["prog_id"], "097.D-0123(A)");  // unknown members kept
+  EXPECT_TRUE(records[1]["access_url"].is_null());
+  EXPECT_EQ(provider.Query(Query("MAST", kV1500)).size(), 3u);
+  EXPECT_EQ(provider.Query(Query("ESO", kUnknownNova)), std::vector<json>{});
+}
+
+TEST(FixtureProviderTest, ThrottlesTheFirstCallsPerInstance) {
+  FixtureProvider provider(kProviders);
+  for (int call = 1; call <= 2; ++call) {
+    EXPECT_TRUE(Throws<runtime::RetryableError>(
+        [&] { provider.Query(Query("ESO", kGkPer)); },
+        "ESO throttled the query for nova " + std::string(kGkPer) +
+            " (HTTP 429; fixture throttles the first 2 calls, this is call " +
+            std::to_string(call) + ")"));
+  }
+  EXPECT_EQ(provider.Query(Query("ESO", kGkPer)).size(), 1u);
+  EXPECT_EQ(provider.calls("ESO", kGkPer), 3);
+  EXPECT_EQ(provider.calls("MAST", kGkPer), 0);
+  FixtureProvider fresh(kProviders);
+  EXPECT_THROW(fresh.Query(Query("ESO", kGkPer)), runtime::RetryableError);
+}
+
+TEST(FixtureProviderTest, AResponseThatIsNotAListIsQuarantined) {
+  FixtureProvider provider(kProviders);
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] { provider.Query(Query("AAVSO", kGkPer)); },
+      "malformed AAVSO response for nova " + std::string(kGkPer) +
+          ": records must be an array, got object"));
+}
+
+TEST(FixtureProviderTest, QueriesThatCannotBeMadeAreTerminal) {
+  FixtureProvider provider(kProviders);
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [&] { provider.Query(Query("FOO", kV1500)); },
+      "provider query: \"FOO\" is not a known provider (known: ESO, MAST, "
+      "AAVSO)"));
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [&] { provider.Query(Query("ESO", "../../etc/passwd")); },
+      "provider query: nova_id \"../../etc/passwd\" is not a UUID"));
+  FixtureProvider nowhere("fixtures/no-such-dir");
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [&] { nowhere.Query(Query("ESO", kV1500)); },
+      "fixtures/no-such-dir/ESO.json: cannot be read (missing file?)"));
+}
+
+// --- Normalization -----------------------------------------------------------
+
+NormalizedProduct Product(std::string provider, std::string timestamp,
+                          std::optional<std::string> url,
+                          std::optional<int64_t> size,
+                          std::optional<std::string> key,
+                          std::optional<std::string> instrument) {
+  return {std::move(provider), std::move(timestamp), std::move(url), size,
+          std::move(key),      std::move(instrument)};
+}
+
+TEST(NormalizeProviderRecordsTest, EsoFixtureRecords) {
+  FixtureProvider provider(kProviders);
+  EXPECT_EQ(
+      NormalizeProviderRecords("ESO", provider.Query(Query("ESO", kV1500))),
+      (std::vector<NormalizedProduct>{
+          Product("ESO", "2016-05-31T08:12:33Z",
+                  "https://dataportal.eso.org/dataportal_new/file/"
+                  "ADP.2016-06-02T10:01:19.436",
+                  2359296, "ADP.2016-06-02T10:01:19.436", "UVES"),
+          Product("ESO", "2016-05-31T06:45:10Z", std::nullopt, 2359300,
+                  "ADP.2016-06-02T10:01:19.512", "UVES")}));
+}
+
+TEST(NormalizeProviderRecordsTest, MastFixtureRecordsFromMjd) {
+  FixtureProvider provider(kProviders);
+  std::vector<NormalizedProduct> products =
+      NormalizeProviderRecords("MAST", provider.Query(Query("MAST", kV1500)));
+  NormalizedProduct swp = Product(
+      "MAST", "1978-05-03T13:03:31Z",
+      "https://archive.stsci.edu/pub/iue/data/swp/01000/swp01744.mxlo.gz",
+      27648, "swp01744", "IUE/SWP");
+  EXPECT_EQ(products, (std::vector<NormalizedProduct>{
+                          swp, swp,
+                          Product("MAST", "1978-05-03T14:24:00Z", std::nullopt,
+                                  std::nullopt, "lwr01642", "IUE/LWR")}));
+}
+
+TEST(NormalizeProviderRecordsTest, ArasFixtureHasAMalformedRecord) {
+  FixtureProvider provider(kProviders);
+  std::vector<json> records = provider.Query(Query("AAVSO", kV1500));
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] { NormalizeProviderRecords("AAVSO", records); },
+      "malformed AAVSO record products[1]: obs_date must be an ISO 8601 "
+      "date-time string, got \"yesterday\""));
+  EXPECT_EQ(NormalizeProviderRecords("AAVSO", {records[0]}),
+            (std::vector<NormalizedProduct>{
+                Product("AAVSO", "2021-08-14T21:03:00Z",
+                        "https://app.aavso.org/avspec/spectra/48213.fits",
+                        std::nullopt, "48213", "LHIRES III")}));
+}
+
+std::string EsoTimestamp(const json& date_obs) {
+  return NormalizeProviderRecords("ESO", {json{{"date_obs", date_obs}}})
+      .front()
+      .product_timestamp;
+}
+
+TEST(NormalizeProviderRecordsTest, IsoTimestampsBecomeUtcSeconds) {
+  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33"), "2016-03-01T05:12:33Z");
+  EXPECT_EQ(EsoTimestamp("2016-03-01 05:12:33"), "2016-03-01T05:12:33Z");
+  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33.999999"), "2016-03-01T05:12:33Z");
+  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33Z"), "2016-03-01T05:12:33Z");
+  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33.5z"), "2016-03-01T05:12:33Z");
+  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33+05:30"), "2016-02-29T23:42:33Z");
+  EXPECT_EQ(EsoTimestamp("2016-12-31T20:00:00-08:00"), "2017-01-01T04:00:00Z");
+  EXPECT_EQ(EsoTimestamp("1969-12-31T23:59:59Z"), "1969-12-31T23:59:59Z");
+  EXPECT_EQ(EsoTimestamp("2016-02-29T00:00:00"), "2016-02-29T00:00:00Z");
+}
+
+TEST(NormalizeProviderRecordsTest, InvalidIsoTimestampsAreMalformed) {
+  for (const json& bad :
+       {json("2015-02-29T00:00:00"), json("2016-13-01T00:00:00"),
+        json("2016-03-01T24:00:00"), json("2016-03-01T05:60:00"),
+        json("2016-03-01T05:12:60"), json("2016-03-01"),
+        json("2016-03-01T05:12:33."), json("2016-03-01T05:12:33+0530"),
+        json("2016-03-01T05:12:33 UTC"), json("0000-01-01T00:00:00"),
+        json(12)}) {
+    EXPECT_TRUE(Throws<runtime::QuarantineError>(
+        [&] { EsoTimestamp(bad); },
+        "malformed ESO record products[0]: date_obs must be an ISO 8601 "
+        "date-time string, got " +
+            bad.dump()))
+        << bad.dump();
+  }
+}
+
+std::string MastTimestamp(const json& t_min) {
+  return NormalizeProviderRecords("MAST", {json{{"t_min", t_min}}})
+      .front()
+      .product_timestamp;
+}
+
+TEST(NormalizeProviderRecordsTest, MjdTimestamps) {
+  EXPECT_EQ(MastTimestamp(40587), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(MastTimestamp(51544.5), "2000-01-01T12:00:00Z");
+  // 43631.6 * 86400 is 263053440 s after rounding to the millisecond; a
+  // plain truncation of the binary value would give ...39 s.
+  EXPECT_EQ(MastTimestamp(43631.6), "1978-05-03T14:24:00Z");
+  EXPECT_EQ(MastTimestamp(0.5), "1858-11-17T12:00:00Z");
+  for (const json& bad :
+       {json(0), json(-1), json(100000), json("57000"), json(true)}) {
+    EXPECT_TRUE(Throws<runtime::QuarantineError>(
+        [&] { MastTimestamp(bad); },
+        "malformed MAST record products[0]: t_min must be an MJD number in "
+        "(0, 100000), got " +
+            bad.dump()))
+        << bad.dump();
+  }
+}
+
+TEST(NormalizeProviderRecordsTest, MalformedMembersNameRecordAndMember) {
+  struct Case {
+    json record;
+    std::string message;
+  };
+  const json ok = "2016-03-01T05:12:33";
+  for (const Case& c : std::vector<Case>{
+           {json::array(), "products[0]: must be an object, got array"},
+           {json("ADP.1"), "products[0]: must be an object, got string"},
+           {{{"dp_id", "ADP.1"}}, "products[0]: date_obs is missing"},
+           {{{"dp_id", "ADP.1"}, {"date_obs", nullptr}},
+            "products[0]: date_obs is missing"},
+           {{{"date_obs", ok}, {"access_url", "ftp:/x"}},
+            "products[0]: access_url must be an http(s) or ftp URL without "
+            "spaces, got \"ftp:/x\""},
+           {{{"date_obs", ok}, {"access_url", "https://exa mple.org/a"}},
+            "products[0]: access_url must be an http(s) or ftp URL without "
+            "spaces, got \"https://exa mple.org/a\""},
+           {{{"date_obs", ok}, {"access_url", "file:///etc/passwd"}},
+            "products[0]: access_url must be an http(s) or ftp URL without "
+            "spaces, got \"file:///etc/passwd\""},
+           {{{"date_obs", ok}, {"access_url", "https:///a"}},
+            "products[0]: access_url must be an http(s) or ftp URL without "
+            "spaces, got \"https:///a\""},
+           {{{"date_obs", ok}, {"access_url", 5}},
+            "products[0]: access_url must be a non-empty string, got 5"},
+           {{{"date_obs", ok}, {"filesize", 0}},
+            "products[0]: filesize must be a positive integer (bytes), got 0"},
+           {{{"date_obs", ok}, {"filesize", 1.5}},
+            "products[0]: filesize must be a positive integer (bytes), got "
+            "1.5"},
+           {{{"date_obs", ok}, {"filesize", "12"}},
+            "products[0]: filesize must be a positive integer (bytes), got "
+            "\"12\""},
+           {{{"date_obs", ok}, {"dp_id", -1}},
+            "products[0]: dp_id must be a non-empty string, got -1"},
+           {{{"date_obs", ok}, {"dp_id", ""}},
+            "products[0]: dp_id must be a non-empty string, got \"\""},
+           {{{"date_obs", ok}, {"instrument", 5}},
+            "products[0]: instrument must be a non-empty string, got 5"},
+       }) {
+    EXPECT_TRUE(Throws<runtime::QuarantineError>(
+        [&] { NormalizeProviderRecords("ESO", {c.record}); },
+        "malformed ESO record " + c.message))
+        << c.message;
+  }
+  // The index is the record's.
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] {
+        NormalizeProviderRecords(
+            "ESO", {json{{"date_obs", ok}}, json{{"date_obs", ok}},
+                    json{{"dp_id", "x"}}});
+      },
+      "malformed ESO record products[2]: date_obs is missing"));
+}
+
+TEST(NormalizeProviderRecordsTest, AcceptedVariantsOfMembers) {
+  json record = {{"date_obs", "2016-03-01T05:12:33"},
+                 {"access_url", "ftp://ftp.eso.org/x.fits"},
+                 {"dp_id", 42},
+                 {"filesize", nullptr},
+                 {"instrument", nullptr},
+                 {"unrelated", {1, 2}}};
+  EXPECT_EQ(NormalizeProviderRecords("ESO", {record}),
+            (std::vector<NormalizedProduct>{Product(
+                "ESO", "2016-03-01T05:12:33Z", "ftp://ftp.eso.org/x.fits",
+                std::nullopt, "42", std::nullopt)}));
+}
+
+TEST(NormalizeProviderRecordsTest, UnknownSchemaVariant) {
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [] {
+        NormalizeProviderRecords(
+            "ESO", {json{{"obsdate", "2016-03-01"}, {"link", "https://x/y"}}});
+      },
+      "unknown schema variant in ESO record products[0]: none of date_obs, "
+      "access_url, filesize, dp_id, instrument is present (members: link, "
+      "obsdate)"));
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [] { NormalizeProviderRecords("AAVSO", {json::object()}); },
+      "unknown schema variant in AAVSO record products[0]: none of obs_date, "
+      "fits_url, spectrum_id, instrument is present (members: none)"));
+}
+
+TEST(NormalizeProviderRecordsTest, UnknownProviderIsTerminal) {
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] { NormalizeProviderRecords("FOO", {}); },
+      "no record schema for provider \"FOO\" (known: ESO, MAST, AAVSO)"));
+}
+
+// --- The internal shape ------------------------------------------------------
+
+TEST(NormalizedProductTest, ToJsonOmitsAbsentMembersAndRoundTrips) {
+  NormalizedProduct full = Product("ESO", "2016-05-31T08:12:33Z", "https://x/a",
+                                   2359296, "ADP.1", "UVES");
+  EXPECT_EQ(full.ToJson(), (json{{"provider", "ESO"},
+                                 {"product_timestamp", "2016-05-31T08:12:33Z"},
+                                 {"url", "https://x/a"},
+                                 {"size_bytes", 2359296},
+                                 {"provider_key", "ADP.1"},
+                                 {"instrument", "UVES"}}));
+  NormalizedProduct bare = Product("MAST", "1979-05-08T12:00:00Z", std::nullopt,
+                                   std::nullopt, std::nullopt, std::nullopt);
+  EXPECT_EQ(bare.ToJson(),
+            (json{{"provider", "MAST"},
+                  {"product_timestamp", "1979-05-08T12:00:00Z"}}));
+  EXPECT_EQ(NormalizedProduct::FromJson(full.ToJson(), "p"), full);
+  EXPECT_EQ(NormalizedProduct::FromJson(bare.ToJson(), "p"), bare);
+}
+
+TEST(NormalizedProductTest, FromJsonRejectsWhatWeNeverWrite) {
+  const std::string p = "normalized_products[0]";
+  struct Case {
+    json doc;
+    std::string message;
+  };
+  json base = {{"provider", "ESO"},
+               {"product_timestamp", "2016-05-31T08:12:33Z"}};
+  auto with = [&](const char* key, json value) {
+    json d = base;
+    d[key] = std::move(value);
+    return d;
+  };
+  json no_provider = base;
+  no_provider.erase("provider");
+  for (const Case& c : std::vector<Case>{
+           {json::array(), ": must be an object, got array"},
+           {with("size", 1), ".size: unknown member"},
+           {no_provider, ".provider: is missing"},
+           {with("product_timestamp", "2016-05-31"),
+            ".product_timestamp: must be an RFC 3339 date-time, got "
+            "\"2016-05-31\""},
+           {with("size_bytes", 0),
+            ".size_bytes: must be a positive integer, "
+            "got 0"},
+           {with("url", ""), ".url: must be a non-empty string, got \"\""},
+       }) {
+    EXPECT_TRUE(Throws<runtime::TerminalError>(
+        [&] { NormalizedProduct::FromJson(c.doc, p); },
+        "invalid normalized product " + p + c.message))
+        << c.message;
+  }
+}
+
+// --- Identity ----------------------------------------------------------------
+
+TEST(DatasetIdentityTest, FallsBackFromUrlToSizeToProviderKey) {
+  NormalizedProduct p = Product("MAST", "1978-05-03T13:03:31Z", "https://x/a|b",
+                                27648, "swp01744", std::nullopt);
+  EXPECT_EQ(DatasetIdentity(p),
+            "provider=MAST|product_timestamp=1978-05-03T13:03:31Z|url=https://"
+            "x/a|b");
+  p.url.reset();
+  EXPECT_EQ(DatasetIdentity(p),
+            "provider=MAST|product_timestamp=1978-05-03T13:03:31Z|size=27648");
+  p.size_bytes.reset();
+  EXPECT_EQ(DatasetIdentity(p),
+            "provider=MAST|product_timestamp=1978-05-03T13:03:31Z|provider_key="
+            "swp01744");
+  p.provider_key.reset();
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] { DatasetIdentity(p, "normalized_products[3]"); },
+      "ambiguous product identity: normalized_products[3] (MAST at "
+      "1978-05-03T13:03:31Z) has none of url, size, provider_key"));
+}
+
+TEST(DatasetIdentityTest, IdAndDedupeKey) {
+  const std::string identity =
+      "provider=ESO|product_timestamp=2016-05-31T08:12:33Z|url=https://"
+      "dataportal.eso.org/dataportal_new/file/ADP.2016-06-02T10:01:19.436";
+  // Python: uuid.uuid5(UUID(kDatasetIdNamespace), identity).
+  EXPECT_EQ(DatasetId(identity), "4578f250-980c-595f-8853-fb9b6f646be2");
+  EXPECT_TRUE(IsUuidV5(DatasetId(identity)));
+  EXPECT_EQ(DatasetId(identity), DatasetId(std::string(identity)));
+  EXPECT_NE(DatasetId(identity), DatasetId(identity + "x"));
+  EXPECT_EQ(DatasetDedupeKey(identity, 1),
+            "DatasetIdentity:" + identity + ":1");
+}
+
+TEST(AssignDatasetIdentitiesTest, OverTheFixturesIsStableAcrossRuns) {
+  auto run = [] {
+    FixtureProvider provider(kProviders);
+    std::vector<IdentifiedProduct> all;
+    for (const char* p : {"ESO", "MAST"}) {
+      auto ids = AssignDatasetIdentities(
+          NormalizeProviderRecords(p, provider.Query(Query(p, kV1500))), 1);
+      all.insert(all.end(), ids.begin(), ids.end());
+    }
+    return all;
+  };
+  std::vector<IdentifiedProduct> first = run();
+  ASSERT_EQ(first.size(), 4u);  // the duplicated MAST record is kept once
+  std::vector<std::string> ids;
+  for (const IdentifiedProduct& p : first) {
+    ids.push_back(p.dataset_id);
+    EXPECT_TRUE(IsUuidV5(p.dataset_id)) << p.dataset_id;
+    EXPECT_EQ(p.dedupe_key, "DatasetIdentity:" + p.dataset_identity + ":1");
+  }
+  // Expected ids from Python's uuid5 over the identities.
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"4578f250-980c-595f-8853-fb9b6f646be2",
+                                      "830096df-1ce3-56ed-b51d-030b8f268e0e",
+                                      "8b1bef8f-c705-5c31-b9b7-7da92d50172e",
+                                      "4c57e29f-5629-5537-8ca0-f5ef62b5c2c0"}));
+  EXPECT_EQ(first[1].dataset_identity,
+            "provider=ESO|product_timestamp=2016-05-31T06:45:10Z|size=2359300");
+  EXPECT_EQ(first[3].dataset_identity,
+            "provider=MAST|product_timestamp=1978-05-03T14:24:00Z|"
+            "provider_key=lwr01642");
+  EXPECT_EQ(run(), first);
+}
+
+TEST(AssignDatasetIdentitiesTest, AmbiguousIdentitiesAreQuarantined) {
+  FixtureProvider provider(kProviders);
+  std::vector<NormalizedProduct> gk =
+      NormalizeProviderRecords("MAST", provider.Query(Query("MAST", kGkPer)));
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] { AssignDatasetIdentities(gk, 1); },
+      "ambiguous product identity: normalized_products[1] (MAST at "
+      "1979-05-08T12:00:00Z) has none of url, size, provider_key"));
+
+  NormalizedProduct a = Product("ESO", "2016-05-31T08:12:33Z", "https://x/a",
+                                1000, std::nullopt, std::nullopt);
+  NormalizedProduct b = a;
+  b.size_bytes = 2000;
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] {
+        AssignDatasetIdentities({a, a, b}, 1);
+      },
+      "ambiguous product identity: normalized_products[0] and "
+      "normalized_products[2] share dataset_identity "
+      "\"provider=ESO|product_timestamp=2016-05-31T08:12:33Z|url=https://x/"
+      "a\" but differ in size_bytes (1000 vs 2000)"));
+  NormalizedProduct c = a;
+  c.instrument = "UVES";
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] {
+        AssignDatasetIdentities({a, c}, 1);
+      },
+      "ambiguous product identity: normalized_products[0] and "
+      "normalized_products[1] share dataset_identity "
+      "\"provider=ESO|product_timestamp=2016-05-31T08:12:33Z|url=https://x/"
+      "a\" but differ in instrument (absent vs \"UVES\")"));
+}
+
+// --- Summary -----------------------------------------------------------------
+
+TEST(SummarizeDiscoveryTest, CountsPerProviderAndOverall) {
+  const std::string a = "4578f250-980c-595f-8853-fb9b6f646be2";
+  const std::string b = "830096df-1ce3-56ed-b51d-030b8f268e0e";
+  const std::string c = "8b1bef8f-c705-5c31-b9b7-7da92d50172e";
+  std::vector<json> results = {
+      {{"provider", "ESO"},
+       {"new_dataset_ids", json::array({a, b})},
+       {"existing_dataset_ids", json::array()},
+       {"nova_id", kV1500}},
+      {{"provider", "MAST"},
+       {"new_dataset_ids", json::array({c})},
+       {"existing_dataset_ids", json::array({a})}},
+      {{"provider", "AAVSO"},
+       {"quarantined", true},
+       {"error", {{"Error", "QuarantineError"}}}},
+  };
+  DiscoverySummary s = SummarizeDiscovery(results);
+  EXPECT_EQ(s.dataset_ids, (std::vector<std::string>{a, b, c}));
+  EXPECT_EQ(s.dataset_count_new, 3);
+  EXPECT_EQ(s.dataset_count_existing, 1);
+  EXPECT_EQ(s.quarantined_count, 1);
+  EXPECT_EQ(
+      s.provider_summaries,
+      (std::vector<ProviderSummary>{
+          {"ESO", 2, 0, false}, {"MAST", 1, 1, false}, {"AAVSO", 0, 0, true}}));
+  EXPECT_EQ(s.provider_summaries[2].ToJson(),
+            (json{{"provider", "AAVSO"},
+                  {"dataset_count_new", 0},
+                  {"dataset_count_existing", 0},
+                  {"quarantined", true}}));
+  EXPECT_EQ(SummarizeDiscovery({}), DiscoverySummary{});
+}
+
+TEST(SummarizeDiscoveryTest, BrokenResultsAreTerminal) {
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] {
+        SummarizeDiscovery({json{{"provider", "ESO"}}, json("x")});
+      },
+      "invalid provider result provider_results[1]: must be an object, got "
+      "string"));
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] {
+        SummarizeDiscovery({json{{"new_dataset_ids", json::array()}}});
+      },
+      "invalid provider result provider_results[0].provider: must be a "
+      "non-empty string"));
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] {
+        SummarizeDiscovery({json{
+            {"provider", "ESO"},
+            {"new_dataset_ids",
+             json::array({"4578f250-980c-595f-8853-fb9b6f646be2", "x"})}}});
+      },
+      "invalid provider result provider_results[0].new_dataset_ids[1]: must "
+      "be a UUID, got \"x\""));
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [] {
+        SummarizeDiscovery({json{{"provider", "ESO"}, {"quarantined", "yes"}}});
+      },
+      "invalid provider result provider_results[0].quarantined: must be true "
+      "or false, got \"yes\""));
+}
+
+}  // namespace
+}  // namespace novacat::domain
