@@ -208,8 +208,8 @@ class DiscoverSpectraProductsSteps {
       runtime::StepContext& context) = 0;
 };
 
-// The hand-written implementation (workflows/discover_spectra_products/steps.cpp).
-std::unique_ptr<DiscoverSpectraProductsSteps> MakeSteps();
+// The hand-written implementation is workflows/discover_spectra_products/steps.hpp: it
+// decides how the steps are made and what they need (a store, clients).
 
 // Whether `state_name` is a domain Task of this workflow.
 bool IsDomainTask(std::string_view state_name);

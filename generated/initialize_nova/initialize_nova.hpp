@@ -222,8 +222,8 @@ class InitializeNovaSteps {
       runtime::StepContext& context) = 0;
 };
 
-// The hand-written implementation (workflows/initialize_nova/steps.cpp).
-std::unique_ptr<InitializeNovaSteps> MakeSteps();
+// The hand-written implementation is workflows/initialize_nova/steps.hpp: it
+// decides how the steps are made and what they need (a store, clients).
 
 // Whether `state_name` is a domain Task of this workflow.
 bool IsDomainTask(std::string_view state_name);

@@ -205,8 +205,8 @@ class RefreshReferencesSteps {
       runtime::StepContext& context) = 0;
 };
 
-// The hand-written implementation (workflows/refresh_references/steps.cpp).
-std::unique_ptr<RefreshReferencesSteps> MakeSteps();
+// The hand-written implementation is workflows/refresh_references/steps.hpp: it
+// decides how the steps are made and what they need (a store, clients).
 
 // Whether `state_name` is a domain Task of this workflow.
 bool IsDomainTask(std::string_view state_name);
