@@ -1,31 +1,42 @@
 // The step logic of workflow initialize_nova, written by hand.
 //
-// novacat-gen created this file once, from initialize_nova.yaml, and never touches
-// it again. When a Task is added to the spec, the build fails until the
+// novacat-gen created this file once, from initialize_nova.yaml, and never
+// touches it again. When a Task is added to the spec, the build fails until the
 // method is declared here and written in steps.cpp; when one is removed, its
 // `override` below stops compiling.
 #pragma once
 
 #include "initialize_nova/initialize_nova.hpp"
+#include "novacat/workflows/environment.h"
 
 namespace novacat::initialize_nova {
 
 class Steps final : public InitializeNovaSteps {
  public:
-  NormalizeCandidateNameOutput NormalizeCandidateName(const InitializeNovaState& state,
-      runtime::StepContext& context) override;
-  CheckExistingNovaByNameOutput CheckExistingNovaByName(const InitializeNovaState& state,
-      runtime::StepContext& context) override;
-  ResolveCandidateAgainstPublicArchivesOutput ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
-      runtime::StepContext& context) override;
-  CheckExistingNovaByCoordinatesOutput CheckExistingNovaByCoordinates(const InitializeNovaState& state,
-      runtime::StepContext& context) override;
+  explicit Steps(const workflows::Environment& env) : env_(env) {}
+
+  NormalizeCandidateNameOutput NormalizeCandidateName(
+      const InitializeNovaState& state, runtime::StepContext& context) override;
+  CheckExistingNovaByNameOutput CheckExistingNovaByName(
+      const InitializeNovaState& state, runtime::StepContext& context) override;
+  ResolveCandidateAgainstPublicArchivesOutput
+  ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
+                                        runtime::StepContext& context) override;
+  CheckExistingNovaByCoordinatesOutput CheckExistingNovaByCoordinates(
+      const InitializeNovaState& state, runtime::StepContext& context) override;
   CreateNovaIdOutput CreateNovaId(const InitializeNovaState& state,
-      runtime::StepContext& context) override;
-  UpsertMinimalNovaMetadataOutput UpsertMinimalNovaMetadata(const InitializeNovaState& state,
-      runtime::StepContext& context) override;
-  UpsertAliasForExistingNovaOutput UpsertAliasForExistingNova(const InitializeNovaState& state,
-      runtime::StepContext& context) override;
+                                  runtime::StepContext& context) override;
+  UpsertMinimalNovaMetadataOutput UpsertMinimalNovaMetadata(
+      const InitializeNovaState& state, runtime::StepContext& context) override;
+  UpsertAliasForExistingNovaOutput UpsertAliasForExistingNova(
+      const InitializeNovaState& state, runtime::StepContext& context) override;
+
+ private:
+  workflows::Environment env_;
 };
+
+// Makes the steps over `env` (which must outlive them).
+std::unique_ptr<InitializeNovaSteps> MakeSteps(
+    const workflows::Environment& env);
 
 }  // namespace novacat::initialize_nova

@@ -5,10 +5,12 @@
 
 namespace novacat::touch_nova {
 
-std::unique_ptr<TouchNovaSteps> MakeSteps() { return std::make_unique<Steps>(); }
+std::unique_ptr<TouchNovaSteps> MakeSteps() {
+  return std::make_unique<Steps>();
+}
 
-MarkNovaTouchedOutput Steps::MarkNovaTouched(const TouchNovaState& /*state*/,
-    runtime::StepContext& /*context*/) {
+MarkNovaTouchedOutput Steps::MarkNovaTouched(
+    const TouchNovaState& /*state*/, runtime::StepContext& /*context*/) {
   throw runtime::TerminalError("MarkNovaTouched is not implemented yet");
 }
 

@@ -13,7 +13,7 @@ namespace novacat::touch_nova {
 class Steps final : public TouchNovaSteps {
  public:
   MarkNovaTouchedOutput MarkNovaTouched(const TouchNovaState& state,
-      runtime::StepContext& context) override;
+                                        runtime::StepContext& context) override;
 };
 
 // Makes the steps. Give it what the steps need (a store, clients) as
