@@ -507,6 +507,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.workflow_name = std::string(kWorkflowName);
   facts.schema_version = kSchemaVersion;
   facts.input_event = "DiscoverSpectraProducts";
+  facts.input_defaults = nlohmann::json::parse("{\"providers\":[\"ESO\",\"MAST\",\"AAVSO\"]}");
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec::ForWorkflow({"nova_id"}, {"providers", "provider", "dataset_count_new", "dataset_count_existing", "quarantined_count"});

@@ -350,6 +350,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.workflow_name = std::string(kWorkflowName);
   facts.schema_version = kSchemaVersion;
   facts.input_event = "initialize_nova";
+  facts.input_defaults = nlohmann::json::parse("{}");
   facts.nova_scoped = false;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec::ForWorkflow({"candidate_name"}, {"normalized_candidate_name", "nova_id", "resolved_ra", "resolved_dec", "resolved_epoch", "coordinate_match_min_sep_arcsec", "coordinate_match_outcome"});

@@ -369,6 +369,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.workflow_name = std::string(kWorkflowName);
   facts.schema_version = kSchemaVersion;
   facts.input_event = "refresh_references";
+  facts.input_defaults = nlohmann::json::parse("{}");
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec::ForWorkflow({"nova_id"}, {"reference_source", "candidate_count", "upsert_count", "link_count", "quarantined_count", "discovery_date_old", "discovery_date_new"});

@@ -1130,7 +1130,63 @@ class SpecChecker {
     }
   }
 
+  // Whether `value` has the shape of field kind `kind` (a default's check;
+  // the schema validators check the rest).
+  static bool FitsKind(const Field& f, const nlohmann::ordered_json& value) {
+    switch (f.kind) {
+      case FieldKind::kInteger:
+        return value.is_number_integer();
+      case FieldKind::kNumber:
+        return value.is_number();
+      case FieldKind::kBoolean:
+        return value.is_boolean();
+      case FieldKind::kArray:
+        if (!value.is_array()) return false;
+        for (const auto& v : value)
+          if (f.items && !FitsKind(*f.items, v)) return false;
+        return true;
+      case FieldKind::kObject:
+        return value.is_object();
+      default:
+        return value.is_string() &&
+               (f.enum_values.empty() ||
+                std::find(f.enum_values.begin(), f.enum_values.end(),
+                          value.get<std::string>()) != f.enum_values.end());
+    }
+  }
+
+  // `default` fills an absent input field at BeginJobRun: only optional
+  // fields have one, of their own type.
+  void CheckDefaults() {
+    for (const auto& f : spec_.data) {
+      if (f.default_value)
+        Error(f.default_location, "field-default",
+              fmt::format("data field '{}' has a default, but only input "
+                          "event fields are filled in (by BeginJobRun)",
+                          f.name));
+    }
+    for (const auto& e : spec_.events) {
+      for (const auto& f : e.fields) {
+        if (!f.default_value) continue;
+        // On a published event the default documents what its consumer
+        // (the workflow it starts) fills in: the declarations must agree.
+        if (f.required) {
+          Error(f.default_location, "field-default",
+                fmt::format("required field '{}' has a default that can "
+                            "never apply; make it optional or drop the "
+                            "default",
+                            f.name));
+        } else if (!FitsKind(f, *f.default_value)) {
+          Error(f.default_location, "field-default",
+                fmt::format("the default of '{}' is not a value of its type",
+                            f.name));
+        }
+      }
+    }
+  }
+
   void CheckEvents() {
+    CheckDefaults();
     if (!spec_.input_event.empty() && !spec_.FindEvent(spec_.input_event)) {
       std::set<std::string> names;
       for (const auto& e : spec_.events) names.insert(e.name);

@@ -685,6 +685,12 @@ class CppBuilder {
       nova_scoped = nova && nova->required;
     }
     data.set("nova_scoped", std::string(nova_scoped ? "true" : "false"));
+    // The input's defaults, as a JSON text BeginJobRun parses once.
+    nlohmann::ordered_json defaults = nlohmann::ordered_json::object();
+    if (const EventDef* input = spec_.FindEvent(spec_.input_event))
+      for (const auto& f : input->fields)
+        if (f.default_value) defaults[f.name] = *f.default_value;
+    data.set("input_defaults", "\"" + CppStringLiteral(defaults.dump()) + "\"");
     data.set("time_bucket_or_zero",
              std::to_string(spec_.time_bucket_seconds.value_or(0)));
     data.set("log_required", StringList(spec_.log_required));

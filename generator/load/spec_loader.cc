@@ -879,6 +879,10 @@ class WorkflowReader {
     field.enum_values = v_.StringList(m, "enum", nullptr);
     field.min_length = v_.Integer(m, "min_length");
     field.minimum = v_.Number(m, "minimum");
+    if (const YAML::Node* d = m.Get("default")) {
+      field.default_value = ToJson(*d);
+      field.default_location = m.ValueLocation("default");
+    }
     if (const YAML::Node* items = m.Get("items")) {
       field.items = std::make_shared<Field>(
           ReadField(name + "[]", *items, m.KeyLocation("items"), in_event));

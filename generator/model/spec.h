@@ -109,6 +109,10 @@ struct Field {
   std::shared_ptr<Field> items;  // kArray: the element type
   std::vector<Field> fields;     // kObject: the properties
   SourceLocation location;
+  // Input event fields: the value BeginJobRun fills in when the input
+  // lacks the field (JSON Schema `default`).
+  std::optional<nlohmann::ordered_json> default_value;
+  SourceLocation default_location;
 };
 
 struct EventDef {

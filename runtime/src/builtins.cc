@@ -243,6 +243,8 @@ json BeginJobRun(const json& state, BuiltinContext& ctx) {
     throw TerminalError("the input event " + wf.input_event + " is invalid:\n" +
                         FormatErrors(*errors));
   json out = RequireObject(state, "BeginJobRun");
+  for (auto it = wf.input_defaults.begin(); it != wf.input_defaults.end(); ++it)
+    if (!out.contains(it.key())) out[it.key()] = it.value();
   std::string correlation_id = EnsureCorrelationId(out, ctx.random);
   std::optional<std::string> nova_id = RunNovaId(out, wf);
   if (wf.nova_scoped && !nova_id)

@@ -257,6 +257,19 @@ TEST(BeginJobRunTest, StartsTheRun) {
           R"("candidate_name":"V1324 Sco"})"});
 }
 
+TEST(BeginJobRunTest, FillsInTheInputDefaultsAfterValidating) {
+  WorkflowFacts facts = InitializeNovaFacts();
+  facts.input_defaults = {{"providers", {"ESO", "MAST"}},
+                          {"candidate_name", "never used"}};
+  World w(facts);
+  auto ctx = w.Ctx("BeginJobRun");
+  json out = BeginJobRun({{"candidate_name", "V1324 Sco"}}, ctx);
+  EXPECT_EQ(out, json({{"candidate_name", "V1324 Sco"},
+                       {"correlation_id", kU1},
+                       {"job_run_id", kU2},
+                       {"providers", {"ESO", "MAST"}}}));
+}
+
 TEST(BeginJobRunTest, NovaScopedRunLivesUnderItsNova) {
   World w(DiscoverFacts());
   auto ctx = w.Ctx("BeginJobRun");

@@ -9,7 +9,8 @@
 //
 // Fields the builtins add to the state document:
 //
-//   BeginJobRun             job_run_id, correlation_id (when absent)
+//   BeginJobRun             job_run_id, correlation_id (when absent), the
+//                           input fields' defaults (when absent)
 //   AcquireIdempotencyLock  workflow_idempotency_key,
 //                           idempotency {status: ACQUIRED}, or
 //                           idempotency {status: DUPLICATE, lock:
@@ -110,6 +111,9 @@ struct WorkflowFacts {
   int64_t schema_version = 1;
   // The input event (validated by BeginJobRun).
   std::string input_event;
+  // Values BeginJobRun fills in for input fields the input lacks (the
+  // spec's `default`s), after validating the input as given.
+  nlohmann::json input_defaults = nlohmann::json::object();
   // True when the input event requires nova_id: the run's records live
   // under NOVA#<nova_id>; otherwise under JOBRUN#<job_run_id> (records.h).
   bool nova_scoped = false;
