@@ -14,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-WORKFLOWS = ["initialize_nova", "discover_spectra_products", "refresh_references"]
+WORKFLOWS = ["initialize_nova", "discover_spectra_products", "refresh_references",
+             "ingest_new_nova"]
 
 
 def states_of(machine):

@@ -231,6 +231,10 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch);
 std::optional<runtime::ValidationErrors> ValidateEvent(
     std::string_view event, const nlohmann::json& document);
 
+// The state machine definition, byte for byte the statemachine.asl.json
+// generated with this code (what is run locally is what is deployed).
+std::string_view Definition();
+
 // RefreshReferences:{nova_id}:{schema_version}:{time_bucket}
 std::string WorkflowIdempotencyKey(std::string_view nova_id, int64_t schema_version, std::string_view time_bucket);
 

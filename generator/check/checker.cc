@@ -1222,11 +1222,14 @@ class SpecChecker {
                                   e.name));
         continue;
       }
+      // PublishEvent always fills the run's correlation id in; the field
+      // may still be optional in the schema when the event is also another
+      // workflow's input, which manual triggers start without one.
       const Field* id = e.FindField(correlation);
-      if (!id || !id->required) {
+      if (!id || id->kind != FieldKind::kUuid) {
         Error(id ? id->location : e.location, "event-correlation-id",
-              fmt::format("published event '{}' must carry '{}' as a "
-                          "required field",
+              fmt::format("published event '{}' must declare '{}' as a "
+                          "uuid field (PublishEvent fills it in)",
                           e.name, correlation));
       }
     }

@@ -125,7 +125,9 @@ class PlanBuilder {
     for (const auto& f : input_event->fields)
       if (f.required && f.name != "correlation_id" && !dropped) dropped = &f;
     if (!dropped) return std::nullopt;
-    std::optional<Json> input = HostInput(*chosen.front());
+    std::optional<Json> input;
+    for (const PathPlan* p : chosen)
+      if (!input) input = HostInput(*p);
     if (!input) return std::nullopt;
     input->erase(dropped->name);
     (*input)["correlation_id"] = kSampleUuid;

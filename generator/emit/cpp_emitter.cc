@@ -6,6 +6,7 @@
 #include <set>
 
 #include "check/backoff.h"
+#include "emit/asl_emitter.h"
 #include "emit/templates.h"
 #include "model/routes.h"
 
@@ -678,6 +679,17 @@ class CppBuilder {
   }
 
   void SetBinding(mustache::data& data) const {
+    // The definition, one string literal per line of the JSON text.
+    const std::string asl = EmitAsl(spec_);
+    std::string literal;
+    for (size_t at = 0; at < asl.size();) {
+      size_t end = asl.find('\n', at);
+      end = end == std::string::npos ? asl.size() : end + 1;
+      literal += (literal.empty() ? "      \"" : "\n      \"") +
+                 CppStringLiteral(asl.substr(at, end - at)) + "\"";
+      at = end;
+    }
+    data.set("definition", literal.empty() ? std::string("\"\"") : literal);
     data.set("input_event", spec_.input_event);
     bool nova_scoped = false;
     if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {

@@ -1,0 +1,355 @@
+// novacat: Nova Cat's workflows on this machine.
+//
+//   novacat run WORKFLOW --input JSON|@FILE [--db PATH] [--fixtures DIR]
+//               [--follow] [--verbose]
+//
+// runs a registered workflow (workflows/app/registry.cc): its generated ASL
+// on the local executor with the real step logic, the SQLite store (created
+// on first use) and the fixture clients. Prints one JSON document on stdout,
+// {"runs": [{workflow, status, outcome, job_run, events, [history]}...]};
+// structured log lines go to stderr. Exit 0 when every run's execution
+// succeeded (quarantined runs included), 1 when one failed, 2 when nothing
+// could run (unknown workflow, input that is not JSON: the latter is still
+// recorded as a FAILED JobRun).
+//
+//   novacat seed [--db PATH] [--fixtures DIR]
+//
+// loads fixtures/novae/existing.json into the store (idempotent).
+//
+//   novacat simulate DEFINITION.asl.json --script SCRIPT.json [--input
+//   JSON|@FILE]
+//
+// runs any definition on the local executor with scripted tasks and prints
+// one JSON document: {"status", "output", "error", "cause", "states",
+// "waits", "history"}. Exit 0 when the execution ran (whatever its status),
+// 2 when the definition, the script or the input is invalid.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "novacat/domain/references.h"
+#include "novacat/domain/resolver.h"
+#include "novacat/domain/spectra.h"
+#include "novacat/runtime/asl/asl_error.h"
+#include "novacat/runtime/asl/executor.h"
+#include "novacat/runtime/asl/script.h"
+#include "novacat/runtime/errors.h"
+#include "novacat/runtime/ids.h"
+#include "novacat/runtime/log.h"
+#include "novacat/store/repository.h"
+#include "novacat/store/sqlite_table.h"
+#include "novacat/store/table_record_store.h"
+#include "registry.h"
+#include "runner.h"
+#include "seed.h"
+
+namespace {
+
+using json = nlohmann::ordered_json;
+using novacat::runtime::asl::AslError;
+
+constexpr int kExitInvalid = 2;
+
+std::optional<json> ReadJson(const std::string& path, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = "cannot read " + path;
+    return std::nullopt;
+  }
+  json value = json::parse(in, nullptr, false);
+  if (value.is_discarded()) {
+    *error = path + " is not JSON";
+    return std::nullopt;
+  }
+  return value;
+}
+
+int Simulate(const std::string& definition_path, const std::string& script_path,
+             const std::string& input_text, bool print_history,
+             const novacat::runtime::asl::RunOptions& options) {
+  std::string error;
+  std::optional<json> definition = ReadJson(definition_path, &error);
+  std::optional<json> script;
+  if (definition) script = ReadJson(script_path, &error);
+  json input = json::object();
+  if (script && !input_text.empty()) {
+    if (input_text[0] == '@') {
+      std::optional<json> file = ReadJson(input_text.substr(1), &error);
+      if (file)
+        input = *file;
+      else
+        script.reset();
+    } else {
+      input = json::parse(input_text, nullptr, false);
+      if (input.is_discarded()) {
+        error = "--input is not JSON";
+        script.reset();
+      }
+    }
+  }
+  if (!definition || !script ||
+      !novacat::runtime::asl::CheckScript(*script, &error)) {
+    std::fprintf(stderr, "novacat simulate: %s\n", error.c_str());
+    return kExitInvalid;
+  }
+  auto machine = novacat::runtime::asl::StateMachine::Load(*definition, &error);
+  if (!machine) {
+    std::fprintf(stderr, "novacat simulate: %s: %s\n", definition_path.c_str(),
+                 error.c_str());
+    return kExitInvalid;
+  }
+  novacat::runtime::asl::ScriptedHandler handler(*script);
+  novacat::runtime::asl::RunResult result;
+  try {
+    result = machine->Run(input, std::ref(handler), options);
+  } catch (const novacat::runtime::asl::ScriptError& e) {
+    std::fprintf(stderr, "novacat simulate: %s\n", e.what());
+    return kExitInvalid;
+  }
+  json out = {
+      {"status", result.status},
+      {"output", result.output},
+      {"error", result.error.empty() && result.status == "SUCCEEDED"
+                    ? json(nullptr)
+                    : json(result.error)},
+      {"cause", result.cause.empty() && result.status == "SUCCEEDED"
+                    ? json(nullptr)
+                    : json(result.cause)},
+      {"states", result.states},
+      {"waits", result.waits},
+      {"history", novacat::runtime::asl::HistoryToJson(result.history)}};
+  std::fputs((out.dump(2) + "\n").c_str(), stdout);
+  if (print_history)
+    std::fputs(novacat::runtime::asl::FormatHistory(result.history).c_str(),
+               stderr);
+  return 0;
+}
+
+constexpr int kExitFailed = 1;
+
+// Reads --input: JSON text or @FILE. nullopt (and `error`) when it cannot be
+// read or is not JSON.
+std::optional<json> ReadInput(const std::string& text, std::string* error) {
+  std::string body = text;
+  if (!text.empty() && text[0] == '@') {
+    std::ifstream in(text.substr(1));
+    if (!in) {
+      *error = "cannot read " + text.substr(1);
+      return std::nullopt;
+    }
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    body = buffer.str();
+  }
+  try {
+    return json::parse(body);
+  } catch (const json::parse_error& e) {
+    *error = std::string("--input is not JSON: ") + e.what();
+    return std::nullopt;
+  }
+}
+
+json JobRunJson(const novacat::runtime::JobRun& run) {
+  return json::parse(nlohmann::json(novacat::runtime::ToItem(run)).dump());
+}
+
+// The SQLite store and the fixture clients `run` and `seed` work on.
+struct World {
+  World(const std::string& db, const std::filesystem::path& fixtures)
+      : table(db),
+        records(table),
+        repository(table),
+        resolver(fixtures / "resolver" / "names.json"),
+        providers(fixtures / "providers"),
+        references(fixtures / "references"),
+        random(std::random_device{}()),
+        env{repository, resolver, providers, references, random} {}
+  novacat::store::SqliteTable table;
+  novacat::store::TableRecordStore records;
+  novacat::store::Repository repository;
+  novacat::domain::FixtureResolver resolver;
+  novacat::domain::FixtureProvider providers;
+  novacat::domain::FixtureReferenceSource references;
+  novacat::runtime::SeededRandom random;
+  novacat::workflows::Environment env;
+};
+
+std::unique_ptr<World> OpenWorld(const std::string& db,
+                                 const std::string& fixtures,
+                                 const char* command) {
+  if (!std::filesystem::is_directory(fixtures)) {
+    std::fprintf(stderr,
+                 "novacat %s: fixtures folder %s not found (run from the "
+                 "repository root, or give --fixtures DIR)\n",
+                 command, fixtures.c_str());
+    return nullptr;
+  }
+  auto world = std::make_unique<World>(db, fixtures);
+  world->table.EnsureCreated();
+  return world;
+}
+
+std::string KnownWorkflows() {
+  std::string names;
+  for (const auto& w : novacat::workflows::Workflows())
+    names += (names.empty() ? "" : ", ") + w.name;
+  return names;
+}
+
+int Run(const std::string& workflow, const std::string& input_text,
+        const std::string& db, const std::string& fixtures, bool follow,
+        bool verbose) {
+  if (!novacat::workflows::FindWorkflow(workflow)) {
+    std::fprintf(stderr, "novacat run: unknown workflow '%s' (known: %s)\n",
+                 workflow.c_str(), KnownWorkflows().c_str());
+    return kExitInvalid;
+  }
+  std::unique_ptr<World> world = OpenWorld(db, fixtures, "run");
+  if (!world) return kExitInvalid;
+  novacat::runtime::StderrSink log;
+  novacat::workflows::LocalRunner runner(world->env, world->records, log,
+                                         world->random);
+  const double now = static_cast<double>(std::time(nullptr));
+  std::string error;
+  std::optional<json> input = ReadInput(input_text, &error);
+  if (!input) {
+    novacat::workflows::RejectedInput rejected =
+        runner.RejectInput(workflow, error, now);
+    json out = {
+        {"runs", json::array({{{"workflow", workflow},
+                               {"status", "FAILED"},
+                               {"error", error},
+                               {"job_run", JobRunJson(rejected.job_run)}}})}};
+    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+    std::fprintf(stderr, "novacat run: %s\n", error.c_str());
+    return kExitInvalid;
+  }
+  novacat::workflows::RunnerOptions options;
+  options.start_time = now;
+  options.follow = follow;
+  std::vector<novacat::workflows::WorkflowRun> runs =
+      runner.Run(workflow, *input, options);
+  json out = {{"runs", json::array()}};
+  bool failed = false;
+  for (const auto& run : runs) {
+    json r = {{"workflow", run.workflow},
+              {"execution_arn", run.execution_arn},
+              {"status", run.result.status}};
+    if (!run.started_by.empty()) r["started_by"] = run.started_by;
+    if (run.job_run) {
+      r["outcome"] =
+          run.job_run->outcome ? json(*run.job_run->outcome) : json(nullptr);
+      r["job_run"] = JobRunJson(*run.job_run);
+    }
+    if (run.result.status != "SUCCEEDED") {
+      failed = true;
+      r["error"] = run.result.error;
+      r["cause"] = run.result.cause;
+    }
+    json events = json::array();
+    for (const auto& e : run.events)
+      events.push_back(
+          {{"event", e.event_name}, {"detail", json::parse(e.event.dump())}});
+    r["events"] = events;
+    if (verbose)
+      r["history"] = novacat::runtime::asl::HistoryToJson(run.result.history);
+    out["runs"].push_back(r);
+  }
+  std::fputs((out.dump(2) + "\n").c_str(), stdout);
+  return failed ? kExitFailed : 0;
+}
+
+int Seed(const std::string& db, const std::string& fixtures) {
+  std::unique_ptr<World> world = OpenWorld(db, fixtures, "seed");
+  if (!world) return kExitInvalid;
+  int count = novacat::workflows::SeedFixtureNovae(
+      world->repository,
+      std::filesystem::path(fixtures) / "novae" / "existing.json",
+      static_cast<int64_t>(std::time(nullptr)));
+  std::printf("seeded %d novae into %s\n", count, db.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"novacat: run Nova Cat workflows on this machine."};
+  app.name("novacat");
+  app.require_subcommand(1);
+  CLI::App* simulate = app.add_subcommand(
+      "simulate",
+      "Run a definition with scripted tasks; print {status, output, error, "
+      "cause, states, waits, history} as JSON. Exit 0 when it ran, 2 when the "
+      "definition, script or input is invalid.");
+  std::string definition, script, input;
+  bool print_history = false;
+  simulate->add_option("DEFINITION", definition, "statemachine.asl.json")
+      ->required();
+  simulate
+      ->add_option("--script", script,
+                   "JSON: {\"TaskState\": [{\"return\": ...} | {\"throw\": "
+                   "\"Error\", \"cause\": \"...\"}, ...]}; one outcome per "
+                   "invocation, the last repeats")
+      ->required();
+  simulate->add_option("--input", input, "Execution input: JSON text or @FILE");
+  simulate->add_flag("--print-history", print_history,
+                     "Also print the history, one event per line, on stderr");
+  bool express = false;
+  simulate->add_flag("--express", express,
+                     "Run as an EXPRESS workflow: the execution times out "
+                     "after 5 minutes of virtual time");
+  size_t max_payload = 256 * 1024;
+  simulate
+      ->add_option("--max-payload-bytes", max_payload,
+                   "States.DataLimitExceeded above this size")
+      ->capture_default_str();
+
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Run a workflow on this machine: its generated ASL, the real step "
+      "logic, the SQLite store and the fixture clients. Prints {runs: "
+      "[...]} as JSON; logs JSON lines to stderr. Exit 0 when every run "
+      "succeeded, 1 when one failed, 2 when nothing could run.");
+  std::string workflow, run_input = "{}", db = "novacat.db",
+                        fixtures = "fixtures";
+  bool follow = false, verbose = false;
+  run->add_option("WORKFLOW", workflow, "Workflow name")->required();
+  run->add_option("--input", run_input, "Input event: JSON text or @FILE")
+      ->capture_default_str();
+  run->add_option("--db", db, "SQLite database (created on first use)")
+      ->capture_default_str();
+  run->add_option("--fixtures", fixtures,
+                  "Fixture folder of the resolver, providers and references")
+      ->capture_default_str();
+  run->add_flag("--follow", follow,
+                "Also run the workflows the published events start");
+  run->add_flag("--verbose", verbose, "Include each execution's history");
+
+  CLI::App* seed = app.add_subcommand(
+      "seed", "Load fixtures/novae/existing.json into the store");
+  seed->add_option("--db", db, "SQLite database (created on first use)")
+      ->capture_default_str();
+  seed->add_option("--fixtures", fixtures, "Fixture folder")
+      ->capture_default_str();
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (run->parsed())
+      return Run(workflow, run_input, db, fixtures, follow, verbose);
+    if (seed->parsed()) return Seed(db, fixtures);
+  } catch (const std::exception& e) {
+    // A broken database or fixture: say what, never crash.
+    std::fprintf(stderr, "novacat %s: %s\n", run->parsed() ? "run" : "seed",
+                 e.what());
+    return kExitInvalid;
+  }
+  novacat::runtime::asl::RunOptions options;
+  if (express) options.execution_timeout_seconds = 300;
+  options.max_payload_bytes = max_payload;
+  return Simulate(definition, script, input, print_history, options);
+}

@@ -1,0 +1,56 @@
+#include "registry.h"
+
+#include <algorithm>
+
+#include "discover_spectra_products/steps.hpp"
+#include "ingest_new_nova/steps.hpp"
+#include "initialize_nova/steps.hpp"
+#include "refresh_references/steps.hpp"
+
+namespace novacat::workflows {
+
+namespace {
+
+// One entry per workflow: its generated definition and binding, and the
+// step logic's MakeSteps. The input event comes from the generated facts.
+#define NOVACAT_WORKFLOW(ns)                                                \
+  WorkflowInfo {                                                            \
+#ns, ns::MakeBinding(runtime::DomainDispatch{}).facts.input_event,        \
+        &ns::Definition, [](const Environment& env) {                         \
+          auto steps = ns::MakeSteps(env);                                    \
+          runtime::WorkflowBinding binding = ns::MakeBinding(*steps);         \
+          return BoundWorkflow{std::shared_ptr<void>(std::move(steps)),       \
+                               std::move(binding)};                           \
+        } \
+  }
+
+}  // namespace
+
+const std::vector<WorkflowInfo>& Workflows() {
+  static const std::vector<WorkflowInfo> kWorkflows = [] {
+    std::vector<WorkflowInfo> all = {
+        NOVACAT_WORKFLOW(discover_spectra_products),
+        NOVACAT_WORKFLOW(ingest_new_nova),
+        NOVACAT_WORKFLOW(initialize_nova),
+        NOVACAT_WORKFLOW(refresh_references),
+    };
+    std::sort(all.begin(), all.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
+    return all;
+  }();
+  return kWorkflows;
+}
+
+const WorkflowInfo* FindWorkflow(std::string_view name) {
+  for (const auto& w : Workflows())
+    if (w.name == name) return &w;
+  return nullptr;
+}
+
+const WorkflowInfo* WorkflowStartedBy(std::string_view event) {
+  for (const auto& w : Workflows())
+    if (w.input_event == event) return &w;
+  return nullptr;
+}
+
+}  // namespace novacat::workflows

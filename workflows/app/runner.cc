@@ -1,0 +1,162 @@
+#include "runner.h"
+
+#include <cmath>
+#include <deque>
+#include <stdexcept>
+
+#include "novacat/runtime/errors.h"
+#include "novacat/runtime/ids.h"
+#include "registry.h"
+
+namespace novacat::workflows {
+
+namespace {
+
+// Forwards to the real store and remembers the JobRuns started through it,
+// so that a run's JobRun is found whatever partition it lives in.
+class JobRunWatcher : public runtime::RecordStore {
+ public:
+  explicit JobRunWatcher(runtime::RecordStore& inner) : inner_(inner) {}
+
+  void PutJobRun(const runtime::JobRun& run) override {
+    inner_.PutJobRun(run);
+    started_.push_back({run.job_run_id, run.nova_id});
+  }
+  runtime::UpdateResult UpdateJobRun(
+      const runtime::JobRunUpdate& update) override {
+    return inner_.UpdateJobRun(update);
+  }
+  std::optional<runtime::JobRun> GetJobRun(
+      std::string_view job_run_id,
+      const std::optional<std::string>& nova_id) override {
+    return inner_.GetJobRun(job_run_id, nova_id);
+  }
+  std::vector<runtime::JobRun> ListJobRuns(std::string_view nova_id) override {
+    return inner_.ListJobRuns(nova_id);
+  }
+  void PutAttempt(const runtime::Attempt& attempt) override {
+    inner_.PutAttempt(attempt);
+  }
+  std::vector<runtime::Attempt> ListAttempts(
+      std::string_view job_run_id,
+      const std::optional<std::string>& nova_id) override {
+    return inner_.ListAttempts(job_run_id, nova_id);
+  }
+  runtime::LockResult AcquireLock(const std::string& key,
+                                  const std::string& owner, int64_t now,
+                                  int64_t lease_seconds) override {
+    return inner_.AcquireLock(key, owner, now, lease_seconds);
+  }
+  bool CompleteLock(const std::string& key, const std::string& owner,
+                    const std::string& outcome) override {
+    return inner_.CompleteLock(key, owner, outcome);
+  }
+  bool ReleaseLock(const std::string& key, const std::string& owner) override {
+    return inner_.ReleaseLock(key, owner);
+  }
+
+  // The last JobRun started, as stored now.
+  std::optional<runtime::JobRun> Last() {
+    if (started_.empty()) return std::nullopt;
+    return inner_.GetJobRun(started_.back().first, started_.back().second);
+  }
+
+ private:
+  runtime::RecordStore& inner_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> started_;
+};
+
+}  // namespace
+
+WorkflowRun LocalRunner::RunOne(const std::string& workflow,
+                                const nlohmann::ordered_json& input,
+                                double start_time) {
+  const WorkflowInfo* info = FindWorkflow(workflow);
+  if (!info) throw std::invalid_argument("unknown workflow " + workflow);
+  std::string error;
+  auto machine = runtime::asl::StateMachine::Load(
+      nlohmann::ordered_json::parse(info->definition()), &error);
+  if (!machine)  // a generator bug, not bad input
+    throw std::logic_error(workflow + ": " + error);
+  BoundWorkflow bound = info->bind(env_);
+  JobRunWatcher records(records_);
+  runtime::CaptureBus bus;
+  runtime::HostServices services{records, log_, bus, random_};
+  runtime::asl::RunOptions options;
+  options.start_time = start_time;
+  options.seed = random_.Next64();  // States.UUID, jitter
+  options.state_machine_name = workflow;
+  options.execution_name = runtime::NewUuidV4(random_);
+  options.execution_arn =
+      "arn:aws:states:local:000000000000:execution:" + workflow + ":" +
+      options.execution_name;
+  options.state_machine_arn =
+      "arn:aws:states:local:000000000000:stateMachine:" + workflow;
+  WorkflowRun run;
+  run.workflow = workflow;
+  run.input = input;
+  run.execution_arn = options.execution_arn;
+  run.result = machine->Run(
+      input, runtime::MakeTaskHandler(bound.binding, services), options);
+  run.job_run = records.Last();
+  run.events = bus.published();
+  return run;
+}
+
+std::vector<WorkflowRun> LocalRunner::Run(const std::string& workflow,
+                                          const nlohmann::ordered_json& input,
+                                          const RunnerOptions& options) {
+  if (!FindWorkflow(workflow))
+    throw std::invalid_argument("unknown workflow " + workflow);
+  std::vector<WorkflowRun> runs;
+  // Depth first in publish order: each run's triggered runs come right
+  // after it.
+  struct Pending {
+    std::string workflow;
+    nlohmann::ordered_json input;
+    std::string started_by;
+  };
+  std::deque<Pending> pending = {{workflow, input, ""}};
+  double clock = options.start_time;
+  while (!pending.empty() && static_cast<int>(runs.size()) < options.max_runs) {
+    Pending next = std::move(pending.front());
+    pending.pop_front();
+    WorkflowRun run = RunOne(next.workflow, next.input, clock);
+    run.started_by = next.started_by;
+    clock = std::max(clock, run.result.end_time);
+    if (options.follow) {
+      std::vector<Pending> triggered;
+      for (const auto& e : run.events)
+        if (const WorkflowInfo* w = WorkflowStartedBy(e.event_name))
+          triggered.push_back({w->name,
+                               nlohmann::ordered_json::parse(e.event.dump()),
+                               run.workflow});
+      pending.insert(pending.begin(), triggered.begin(), triggered.end());
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+RejectedInput LocalRunner::RejectInput(const std::string& workflow,
+                                       const std::string& error, double now) {
+  if (!FindWorkflow(workflow))
+    throw std::invalid_argument("unknown workflow " + workflow);
+  const int64_t at = static_cast<int64_t>(std::floor(now));
+  runtime::JobRun run;
+  run.job_run_id = runtime::NewUuidV4(random_);
+  run.workflow = workflow;
+  run.correlation_id = runtime::NewUuidV4(random_);
+  run.execution_arn =
+      "arn:aws:states:local:000000000000:execution:" + workflow +
+      ":input-rejected";  // none started
+  run.status = runtime::JobRunStatus::kFailed;
+  run.error_classification = "TERMINAL";
+  run.error_fingerprint = runtime::ErrorFingerprint("TERMINAL", "", error);
+  run.started_at = runtime::FormatTimestamp(at);
+  run.ended_at = run.started_at;
+  records_.PutJobRun(run);
+  return {run, error};
+}
+
+}  // namespace novacat::workflows

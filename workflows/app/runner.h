@@ -1,0 +1,83 @@
+// Runs the registered workflows on this machine: the generated ASL on the
+// local executor, the real step logic, the records and the store on the
+// tables the caller gives. What `novacat run` does, and what the
+// end-to-end tests do through the same code.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "novacat/runtime/asl/executor.h"
+#include "novacat/runtime/builtins.h"
+#include "novacat/runtime/log.h"
+#include "novacat/runtime/store.h"
+#include "novacat/workflows/environment.h"
+
+namespace novacat::workflows {
+
+// One workflow execution and what it left behind.
+struct WorkflowRun {
+  std::string workflow;
+  nlohmann::ordered_json input;
+  std::string execution_arn;
+  runtime::asl::RunResult result;
+  std::optional<runtime::JobRun> job_run;              // the JobRun it wrote
+  std::vector<runtime::CaptureBus::Published> events;  // in publish order
+  // The workflow that published the event this run started from; empty
+  // for the run the caller asked for.
+  std::string started_by;
+};
+
+struct RunnerOptions {
+  // Where the virtual clock starts, seconds since the epoch. Each further
+  // run (--follow) starts when the previous one ended.
+  double start_time = 1767225600;  // 2026-01-01T00:00:00Z
+  // Also run the workflows the published events start, depth first in
+  // publish order.
+  bool follow = false;
+  // The most executions one call runs (a guard against event cycles).
+  int max_runs = 32;
+};
+
+// A run that never started: the input is not JSON. It is still recorded, as
+// a FAILED JobRun with a TERMINAL classification, so that nothing is lost
+// without a record.
+struct RejectedInput {
+  runtime::JobRun job_run;
+  std::string error;
+};
+
+class LocalRunner {
+ public:
+  // Everything must outlive the runner. `records` holds JobRuns, Attempts
+  // and idempotency locks; `log` gets every structured log line.
+  LocalRunner(const Environment& env, runtime::RecordStore& records,
+              runtime::LogSink& log, runtime::Random& random)
+      : env_(env), records_(records), log_(log), random_(random) {}
+
+  // Runs `workflow` (registry.h) on `input`; with options.follow, then the
+  // workflows its events start. Throws std::invalid_argument for an
+  // unknown workflow (nothing is run or written).
+  std::vector<WorkflowRun> Run(const std::string& workflow,
+                               const nlohmann::ordered_json& input,
+                               const RunnerOptions& options);
+
+  // Records that `workflow` was asked to run on `input_text`, which is not
+  // JSON (`error` says why): a FAILED JobRun, TERMINAL.
+  RejectedInput RejectInput(const std::string& workflow,
+                            const std::string& error, double now);
+
+ private:
+  WorkflowRun RunOne(const std::string& workflow,
+                     const nlohmann::ordered_json& input, double start_time);
+
+  Environment env_;
+  runtime::RecordStore& records_;
+  runtime::LogSink& log_;
+  runtime::Random& random_;
+};
+
+}  // namespace novacat::workflows

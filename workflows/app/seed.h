@@ -1,0 +1,19 @@
+// Loads the fixture catalog (fixtures/novae/existing.json) into a store, the
+// way initialize_nova would have left it: each nova with its position and
+// its names as aliases. For `novacat seed` and the end-to-end tests; running
+// it twice changes nothing.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+#include "novacat/store/repository.h"
+
+namespace novacat::workflows {
+
+// Returns how many novae the file holds. Throws runtime::TerminalError for
+// a fixture that does not parse, or a nova_id already used by another nova.
+int SeedFixtureNovae(store::Repository& repository,
+                     const std::filesystem::path& file, int64_t now);
+
+}  // namespace novacat::workflows
