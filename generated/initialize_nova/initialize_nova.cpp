@@ -74,7 +74,8 @@ runtime::Parsed<InitializeNovaState> InitializeNovaState::FromJson(const nlohman
   value.resolved_epoch = reader.String("resolved_epoch", runtime::Rules{});
   value.is_nova = reader.Boolean("is_nova", runtime::Rules{});
   value.classical_nova_status = reader.String("classical_nova_status", runtime::Rules{}.OneOf({"YES", "NO", "AMBIGUOUS"}));
-  value.coordinate_match_min_sep_arcsec = reader.Number("coordinate_match_min_sep_arcsec", runtime::Rules{}.Nullable());
+  if (auto v = reader.Number("coordinate_match_min_sep_arcsec", runtime::Rules{}.Nullable())) value.coordinate_match_min_sep_arcsec = std::move(*v);
+  if (reader.IsNull("coordinate_match_min_sep_arcsec")) value.coordinate_match_min_sep_arcsec.emplace();
   value.coordinate_match_outcome = reader.String("coordinate_match_outcome", runtime::Rules{}.OneOf({"DUPLICATE", "AMBIGUOUS", "NONE"}));
   value.job_run_id = reader.String("job_run_id", runtime::Rules{});
   value.outcome = reader.String("outcome", runtime::Rules{});
@@ -179,7 +180,8 @@ runtime::Parsed<CheckExistingNovaByCoordinatesOutput> CheckExistingNovaByCoordin
   runtime::ObjectReader reader(json, path, errors);
   if (!reader.ok()) return result;
   CheckExistingNovaByCoordinatesOutput value;
-  value.coordinate_match_min_sep_arcsec = reader.Number("coordinate_match_min_sep_arcsec", runtime::Rules{}.Nullable());
+  if (auto v = reader.Number("coordinate_match_min_sep_arcsec", runtime::Rules{}.Nullable())) value.coordinate_match_min_sep_arcsec = std::move(*v);
+  if (reader.IsNull("coordinate_match_min_sep_arcsec")) value.coordinate_match_min_sep_arcsec.emplace();
   value.coordinate_match_outcome = reader.String("coordinate_match_outcome", runtime::Rules{}.OneOf({"DUPLICATE", "AMBIGUOUS", "NONE"}));
   value.nova_id = reader.Uuid("nova_id", runtime::Rules{});
   if (errors.empty()) result.value = std::move(value);

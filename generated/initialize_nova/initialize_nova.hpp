@@ -60,7 +60,7 @@ struct InitializeNovaState {
   std::optional<std::string> resolved_epoch;  // Epoch of the resolved coordinates, when available.
   std::optional<bool> is_nova;  // The resolver identifies the candidate as a nova.
   std::optional<std::string> classical_nova_status;  // Whether the resolved object is a classical nova.
-  std::optional<double> coordinate_match_min_sep_arcsec;  // Minimum angular separation to an existing nova, arcseconds; null when no nova has coordinates.
+  std::optional<std::optional<double>> coordinate_match_min_sep_arcsec;  // Minimum angular separation to an existing nova, arcseconds; null when no nova has coordinates.
   std::optional<std::string> coordinate_match_outcome;  // Band of the minimum separation (< 2", 2"-10", > 10").
   std::optional<std::string> job_run_id;  // The JobRun (set by BeginJobRun).
   std::optional<std::string> outcome;  // The outcome recorded on the way to success.
@@ -111,7 +111,7 @@ struct ResolveCandidateAgainstPublicArchivesOutput {
 
 // What CheckExistingNovaByCoordinates produces.
 struct CheckExistingNovaByCoordinatesOutput {
-  std::optional<double> coordinate_match_min_sep_arcsec;  // Minimum angular separation to an existing nova, arcseconds; null when no nova has coordinates.
+  std::optional<std::optional<double>> coordinate_match_min_sep_arcsec;  // Minimum angular separation to an existing nova, arcseconds; null when no nova has coordinates.
   std::optional<std::string> coordinate_match_outcome;  // Band of the minimum separation (< 2", 2"-10", > 10").
   std::optional<std::string> nova_id;  // The existing or newly created nova.
 

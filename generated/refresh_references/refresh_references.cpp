@@ -69,9 +69,12 @@ runtime::Parsed<RefreshReferencesState> RefreshReferencesState::FromJson(const n
   value.upsert_count = reader.Integer("upsert_count", runtime::Rules{});
   value.link_count = reader.Integer("link_count", runtime::Rules{});
   value.quarantined_count = reader.Integer("quarantined_count", runtime::Rules{});
-  value.earliest_reference_id = reader.Uuid("earliest_reference_id", runtime::Rules{}.Nullable());
-  value.discovery_date_old = reader.Date("discovery_date_old", runtime::Rules{}.Nullable());
-  value.discovery_date_new = reader.Date("discovery_date_new", runtime::Rules{}.Nullable());
+  if (auto v = reader.Uuid("earliest_reference_id", runtime::Rules{}.Nullable())) value.earliest_reference_id = std::move(*v);
+  if (reader.IsNull("earliest_reference_id")) value.earliest_reference_id.emplace();
+  if (auto v = reader.Date("discovery_date_old", runtime::Rules{}.Nullable())) value.discovery_date_old = std::move(*v);
+  if (reader.IsNull("discovery_date_old")) value.discovery_date_old.emplace();
+  if (auto v = reader.Date("discovery_date_new", runtime::Rules{}.Nullable())) value.discovery_date_new = std::move(*v);
+  if (reader.IsNull("discovery_date_new")) value.discovery_date_new.emplace();
   value.job_run_id = reader.String("job_run_id", runtime::Rules{});
   value.outcome = reader.String("outcome", runtime::Rules{});
   value.quarantine_reason = reader.String("quarantine_reason", runtime::Rules{});
@@ -118,7 +121,8 @@ runtime::Parsed<ReconcileReferencesItem> ReconcileReferencesItem::FromJson(const
   value.source = reader.String("source", runtime::Rules{});
   value.source_key = reader.String("source_key", runtime::Rules{});
   value.reference_id = reader.Uuid("reference_id", runtime::Rules{});
-  value.reference_date = reader.Date("reference_date", runtime::Rules{}.Nullable());
+  if (auto v = reader.Date("reference_date", runtime::Rules{}.Nullable())) value.reference_date = std::move(*v);
+  if (reader.IsNull("reference_date")) value.reference_date.emplace();
   if (const nlohmann::json* o = reader.Object("error", runtime::Rules{}))
     value.error = *o;
   if (errors.empty()) result.value = std::move(value);
@@ -179,9 +183,12 @@ runtime::Parsed<ComputeDiscoveryDateOutput> ComputeDiscoveryDateOutput::FromJson
   value.upsert_count = reader.Integer("upsert_count", runtime::Rules{});
   value.link_count = reader.Integer("link_count", runtime::Rules{});
   value.quarantined_count = reader.Integer("quarantined_count", runtime::Rules{});
-  value.earliest_reference_id = reader.Uuid("earliest_reference_id", runtime::Rules{}.Nullable());
-  value.discovery_date_old = reader.Date("discovery_date_old", runtime::Rules{}.Nullable());
-  value.discovery_date_new = reader.Date("discovery_date_new", runtime::Rules{}.Nullable());
+  if (auto v = reader.Uuid("earliest_reference_id", runtime::Rules{}.Nullable())) value.earliest_reference_id = std::move(*v);
+  if (reader.IsNull("earliest_reference_id")) value.earliest_reference_id.emplace();
+  if (auto v = reader.Date("discovery_date_old", runtime::Rules{}.Nullable())) value.discovery_date_old = std::move(*v);
+  if (reader.IsNull("discovery_date_old")) value.discovery_date_old.emplace();
+  if (auto v = reader.Date("discovery_date_new", runtime::Rules{}.Nullable())) value.discovery_date_new = std::move(*v);
+  if (reader.IsNull("discovery_date_new")) value.discovery_date_new.emplace();
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
@@ -225,7 +232,8 @@ runtime::Parsed<NormalizeReferenceOutput> NormalizeReferenceOutput::FromJson(con
   value.reference_source = reader.String("reference_source", runtime::Rules{});
   value.source = reader.String("source", runtime::Rules{});
   value.source_key = reader.String("source_key", runtime::Rules{});
-  value.reference_date = reader.Date("reference_date", runtime::Rules{}.Nullable());
+  if (auto v = reader.Date("reference_date", runtime::Rules{}.Nullable())) value.reference_date = std::move(*v);
+  if (reader.IsNull("reference_date")) value.reference_date.emplace();
   if (errors.empty()) result.value = std::move(value);
   return result;
 }

@@ -46,9 +46,9 @@ struct RefreshReferencesState {
   std::optional<int64_t> upsert_count;  // References upserted by this run.
   std::optional<int64_t> link_count;  // Nova-reference links written by this run.
   std::optional<int64_t> quarantined_count;  // Reference items quarantined by this run.
-  std::optional<std::string> earliest_reference_id;  // The reference that dates the discovery.
-  std::optional<std::string> discovery_date_old;  // discovery_date before this run.
-  std::optional<std::string> discovery_date_new;  // discovery_date after this run.
+  std::optional<std::optional<std::string>> earliest_reference_id;  // The reference that dates the discovery.
+  std::optional<std::optional<std::string>> discovery_date_old;  // discovery_date before this run.
+  std::optional<std::optional<std::string>> discovery_date_new;  // discovery_date after this run.
   std::optional<std::string> job_run_id;  // The JobRun (set by BeginJobRun).
   std::optional<std::string> outcome;  // The outcome recorded on the way to success.
   std::optional<std::string> quarantine_reason;  // The failure case that sent the run to quarantine.
@@ -70,7 +70,7 @@ struct ReconcileReferencesItem {
   std::optional<std::string> source;  // Source system of the reference.
   std::optional<std::string> source_key;  // Key of the reference in its source.
   std::optional<std::string> reference_id;  // Stable reference entity id.
-  std::optional<std::string> reference_date;  // Publication date of the reference.
+  std::optional<std::optional<std::string>> reference_date;  // Publication date of the reference.
   std::optional<nlohmann::json> error;  // The caught error, on failure paths.
 
   // Parses and validates `json` (at `path`); errors name the field path.
@@ -95,9 +95,9 @@ struct ComputeDiscoveryDateOutput {
   std::optional<int64_t> upsert_count;  // References upserted by this run.
   std::optional<int64_t> link_count;  // Nova-reference links written by this run.
   std::optional<int64_t> quarantined_count;  // Reference items quarantined by this run.
-  std::optional<std::string> earliest_reference_id;  // The reference that dates the discovery.
-  std::optional<std::string> discovery_date_old;  // discovery_date before this run.
-  std::optional<std::string> discovery_date_new;  // discovery_date after this run.
+  std::optional<std::optional<std::string>> earliest_reference_id;  // The reference that dates the discovery.
+  std::optional<std::optional<std::string>> discovery_date_old;  // discovery_date before this run.
+  std::optional<std::optional<std::string>> discovery_date_new;  // discovery_date after this run.
 
   // Parses and validates `json` (at `path`); errors name the field path.
   static runtime::Parsed<ComputeDiscoveryDateOutput> FromJson(const nlohmann::json& json,
@@ -120,7 +120,7 @@ struct NormalizeReferenceOutput {
   std::optional<std::string> reference_source;  // Source the reference came from (e.g. ADS).
   std::optional<std::string> source;  // Source system of the reference.
   std::optional<std::string> source_key;  // Key of the reference in its source.
-  std::optional<std::string> reference_date;  // Publication date of the reference.
+  std::optional<std::optional<std::string>> reference_date;  // Publication date of the reference.
 
   // Parses and validates `json` (at `path`); errors name the field path.
   static runtime::Parsed<NormalizeReferenceOutput> FromJson(const nlohmann::json& json,

@@ -113,10 +113,23 @@ class RecordBuilder {
     std::string known;
     for (const auto& f : fields) {
       const bool optional = options.all_optional || !f.required || f.nullable;
+      // A nullable field that may also be absent needs both: the outer
+      // optional says whether it is there, the inner one holds null
+      // (nullopt) or the value. A required nullable field of an event is
+      // always there: one optional is null or the value.
+      const bool maybe_null =
+          f.nullable && (options.all_optional || !f.required);
       std::string type = ElementType(f, name, options.allow_unknown);
-      record.members.push_back({optional ? "std::optional<" + type + ">" : type,
-                                f.name, CppComment(f.description)});
-      record.parse += ParseMember(f, optional, name, options);
+      std::string member = type;
+      if (maybe_null)
+        member = "std::optional<std::optional<" + type + ">>";
+      else if (optional)
+        member = "std::optional<" + type + ">";
+      record.members.push_back({member, f.name, CppComment(f.description)});
+      record.parse += ParseMember(f, optional && !maybe_null, name, options);
+      if (maybe_null)
+        record.parse += fmt::format(
+            "  if (reader.IsNull(\"{0}\")) value.{0}.emplace();\n", f.name);
       if (!optional) {
         record.serialize +=
             fmt::format("  json[\"{0}\"] = runtime::Encode({0});\n", f.name);

@@ -293,6 +293,12 @@ std::optional<bool> ObjectReader::Boolean(std::string_view key,
   return ReadBoolean(*m, Path(key), errors_);
 }
 
+bool ObjectReader::IsNull(std::string_view key) const {
+  if (!object_) return false;
+  auto it = object_->find(key);
+  return it != object_->end() && it->is_null();
+}
+
 const nlohmann::json* ObjectReader::Array(std::string_view key,
                                           const Rules& rules) {
   const nlohmann::json* m = Member(key, rules, "an array");

@@ -1,54 +1,336 @@
 // The step logic of workflow initialize_nova, written by hand (see steps.hpp).
+//
+// Failure messages start with the spec's failure id
+// (specs/initialize_nova.yaml, `failures`), "<id>: <detail>", so that the
+// cause a QuarantineHandler records as quarantine_reason, the JobRun's error
+// and the log line all name the case; the class (Retryable, Terminal,
+// Quarantine) is what Step Functions routes on.
 #include "initialize_nova/steps.hpp"
 
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "novacat/domain/coordinates.h"
+#include "novacat/domain/names.h"
+#include "novacat/domain/resolver.h"
 #include "novacat/runtime/errors.h"
+#include "novacat/runtime/ids.h"
+#include "novacat/store/repository.h"
 
 namespace novacat::initialize_nova {
+namespace {
+
+// The status a nova is created with (store::Nova::status).
+constexpr const char* kNovaStatusActive = "ACTIVE";
+
+// CheckExistingNovaByCoordinates asks AP-INIT-4 for the novae within this
+// radius: the outer edge of the AMBIGUOUS band, the farthest a stored nova
+// can be and still change the route. A nova farther away cannot, so it is
+// not reported (see CheckExistingNovaByCoordinates).
+constexpr double kSearchRadiusArcsec = domain::kAmbiguousUpToArcsec;
+
+std::string Quote(std::string_view text) {
+  return nlohmann::json(std::string(text))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+// A field the route guarantees (an earlier Task produced it) is absent: the
+// state document is not what this workflow's ASL builds.
+[[noreturn]] void ThrowMissing(std::string_view field) {
+  throw runtime::TerminalError(
+      "internal_invariant_violation: " + std::string(field) + " is missing");
+}
+
+template <typename T>
+const T& Require(const std::optional<T>& value, std::string_view field) {
+  if (!value) ThrowMissing(field);
+  return *value;
+}
+
+// Rethrows `error` as the same class with "<failure_id>: " in front.
+[[noreturn]] void RethrowTagged(const runtime::StepError& error,
+                                std::string_view failure_id) {
+  std::string cause = std::string(failure_id) + ": " + error.what();
+  switch (error.error_class()) {
+    case runtime::ErrorClass::kRetryable:
+      throw runtime::RetryableError(std::move(cause));
+    case runtime::ErrorClass::kQuarantine:
+      throw runtime::QuarantineError(std::move(cause));
+    case runtime::ErrorClass::kTerminal:
+      break;
+  }
+  throw runtime::TerminalError(std::move(cause));
+}
+
+// The spec's failure id of an error domain::ArchiveResolver raised. The
+// resolver's classes are already the spec's (resolver.h); which case of the
+// class it is shows only in the message, whose beginnings resolver.cc fixes
+// (and the tests below pin with whole messages). nullopt: a case the spec
+// has no id for (a malformed archive answer), kept as the resolver wrote it.
+std::optional<std::string_view> ResolverFailureId(
+    const runtime::StepError& error) {
+  const std::string_view what = error.what();
+  switch (error.error_class()) {
+    case runtime::ErrorClass::kRetryable:
+      return "transient_dependency_failure";
+    case runtime::ErrorClass::kQuarantine:
+      if (StartsWith(what, "conflicting authoritative sources"))
+        return "conflicting_authoritative_sources";
+      return "ambiguous_resolver_result";
+    case runtime::ErrorClass::kTerminal:
+      if (StartsWith(what, "resolver returned no coordinates"))
+        return "resolver_missing_coordinates";
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// AP-INIT-3 for `nova_id`, exclusive: a name maps to one nova unless a person
+// allows more. kCreated and kAlreadyMapped (a retry whose write landed, or a
+// name that already maps here) are both success.
+void PutExclusiveAlias(store::Repository& repository,
+                       const std::string& normalized_name,
+                       const std::string& nova_id, const std::string& name,
+                       int64_t now) {
+  const store::AliasResult result =
+      repository.PutAlias(store::Alias{normalized_name, nova_id, name,
+                                       runtime::FormatTimestamp(now)},
+                          store::AliasPolicy::kExclusive);
+  if (result.status == store::AliasResult::Status::kMappedToOtherNova) {
+    throw runtime::QuarantineError(
+        "ambiguous_name_resolution: name " + Quote(normalized_name) +
+        " is already claimed by nova " + result.other_nova_id +
+        ", so it cannot also map to nova " + nova_id);
+  }
+}
+
+}  // namespace
 
 std::unique_ptr<InitializeNovaSteps> MakeSteps(
     const workflows::Environment& env) {
   return std::make_unique<Steps>(env);
 }
 
+// The canonical form (domain/names.h). Pure: no store or network access, so
+// it may run before the idempotency lock, which is keyed by its output.
 NormalizeCandidateNameOutput Steps::NormalizeCandidateName(
-    const InitializeNovaState& /*state*/, runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError("NormalizeCandidateName is not implemented yet");
+    const InitializeNovaState& state, runtime::StepContext& /*context*/) {
+  if (!state.candidate_name) {
+    throw runtime::TerminalError(
+        "invalid_candidate_name: candidate_name is missing");
+  }
+  NormalizeCandidateNameOutput out;
+  try {
+    out.normalized_candidate_name =
+        domain::NormalizeCandidateName(*state.candidate_name);
+  } catch (const runtime::TerminalError& e) {
+    // The domain says "invalid candidate_name: <why>"; the failure id
+    // replaces its prefix rather than repeating it.
+    constexpr std::string_view kDomainPrefix = "invalid candidate_name: ";
+    std::string_view why = e.what();
+    if (StartsWith(why, kDomainPrefix)) why.remove_prefix(kDomainPrefix.size());
+    throw runtime::TerminalError("invalid_candidate_name: " + std::string(why));
+  }
+  return out;
 }
 
+// AP-INIT-1 with the seed's determinism rule: none -> not in the database,
+// one -> that nova, several -> quarantine for an explicit reconciliation
+// (never "pick the first").
 CheckExistingNovaByNameOutput Steps::CheckExistingNovaByName(
-    const InitializeNovaState& /*state*/, runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError(
-      "CheckExistingNovaByName is not implemented yet");
+    const InitializeNovaState& state, runtime::StepContext& /*context*/) {
+  const std::string& name =
+      Require(state.normalized_candidate_name, "normalized_candidate_name");
+  const std::vector<std::string> nova_ids = env_.repository.ResolveName(name);
+  CheckExistingNovaByNameOutput out;
+  if (nova_ids.empty()) {
+    out.exists_in_db = false;
+    return out;
+  }
+  if (nova_ids.size() > 1) {
+    std::string list;
+    for (const std::string& id : nova_ids)
+      list += (list.empty() ? "" : ", ") + id;
+    throw runtime::QuarantineError(
+        "ambiguous_name_resolution: name " + Quote(name) + " maps to " +
+        std::to_string(nova_ids.size()) + " novae: " + list);
+  }
+  out.exists_in_db = true;
+  out.nova_id = nova_ids.front();
+  return out;
 }
 
+// What the archives say (domain/resolver.h). Always produces is_nova and
+// classical_nova_status (the Choices after CheckExistingNovaByCoordinates
+// read them; a name no archive knows is not a nova, "NO"); the coordinates
+// when an archive gave them (always for a nova: the resolver raises
+// resolver_missing_coordinates otherwise). The resolver's errors keep their
+// class and get the spec's failure id in front.
 ResolveCandidateAgainstPublicArchivesOutput
-Steps::ResolveCandidateAgainstPublicArchives(
-    const InitializeNovaState& /*state*/, runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError(
-      "ResolveCandidateAgainstPublicArchives is not implemented yet");
+Steps::ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
+                                             runtime::StepContext& context) {
+  const std::string& name =
+      Require(state.normalized_candidate_name, "normalized_candidate_name");
+  domain::Resolution resolution;
+  try {
+    resolution = env_.resolver.Resolve(name);
+  } catch (const runtime::StepError& e) {
+    if (const auto id = ResolverFailureId(e)) RethrowTagged(e, *id);
+    throw;
+  }
+  ResolveCandidateAgainstPublicArchivesOutput out;
+  out.is_nova = resolution.is_nova;
+  out.classical_nova_status =
+      std::string(domain::ToString(resolution.classical_nova_status));
+  out.resolved_ra = resolution.ra_deg;
+  out.resolved_dec = resolution.dec_deg;
+  out.resolved_epoch = resolution.epoch;
+  nlohmann::json sources = nlohmann::json::array();
+  for (const std::string& s : resolution.sources) sources.push_back(s);
+  context.Log("resolver answered", {{"resolver_found", resolution.found},
+                                    {"resolver_sources", sources},
+                                    {"object_type", resolution.object_type}});
+  return out;
 }
 
+// The coordinate identity check. Without resolved coordinates (a name no
+// archive knows, or a non-nova without a position) there is nothing to
+// compare: min_sep null, NONE. Otherwise the novae within
+// kSearchRadiusArcsec (AP-INIT-4) are matched (domain::MatchCoordinates):
+// min_sep is the separation of the nearest of them, null when none is that
+// close (a nova farther away cannot change the route, and AP-INIT-4 cannot
+// list every nova to find the true minimum); nova_id only for a DUPLICATE,
+// so an ambiguous or distant nova is never handed downstream.
+//
+// A null min_sep is written as JSON null (the nullable field's outer
+// optional set, its inner one empty): the spec's Choice reads the field, and
+// a missing one would be States.Runtime.
 CheckExistingNovaByCoordinatesOutput Steps::CheckExistingNovaByCoordinates(
-    const InitializeNovaState& /*state*/, runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError(
-      "CheckExistingNovaByCoordinates is not implemented yet");
+    const InitializeNovaState& state, runtime::StepContext& context) {
+  CheckExistingNovaByCoordinatesOutput out;
+  if (state.resolved_ra.has_value() != state.resolved_dec.has_value()) {
+    throw runtime::TerminalError(
+        std::string("resolver_missing_coordinates: ") +
+        (state.resolved_ra ? "resolved_ra is set without resolved_dec"
+                           : "resolved_dec is set without resolved_ra"));
+  }
+  if (!state.resolved_ra) {
+    if (Require(state.is_nova, "is_nova")) {
+      throw runtime::TerminalError(
+          "resolver_missing_coordinates: the candidate is a nova but has no "
+          "resolved_ra / resolved_dec, so the coordinate identity check "
+          "cannot run");
+    }
+    const domain::CoordinateClassification none =
+        domain::ClassifyMinimumSeparation(std::nullopt);
+    out.coordinate_match_min_sep_arcsec = none.min_sep_arcsec;
+    out.coordinate_match_outcome = none.outcome;
+    return out;
+  }
+  const double ra = *state.resolved_ra;
+  const double dec = *state.resolved_dec;
+  domain::ValidateCoordinates(ra, dec, "resolved_ra", "resolved_dec");
+
+  // AP-INIT-4 returns every nova within the radius and possibly others (its
+  // bands hold whole RA circles); keep the ones within it by the domain's
+  // separation, so that the answer does not depend on the band layout.
+  std::vector<domain::NovaPosition> near;
+  for (const store::NovaPosition& p :
+       env_.repository.NovaeNear(ra, dec, kSearchRadiusArcsec)) {
+    if (domain::AngularSeparationArcsec(ra, dec, p.ra_deg, p.dec_deg) <=
+        kSearchRadiusArcsec) {
+      near.push_back({p.nova_id, p.ra_deg, p.dec_deg});
+    }
+  }
+  domain::CoordinateMatch match;
+  try {
+    match = domain::MatchCoordinates(ra, dec, near);
+  } catch (const runtime::QuarantineError& e) {
+    // Two or more novae in the DUPLICATE band: the alias would belong to
+    // either.
+    RethrowTagged(e, "coordinate_match_ambiguous");
+  }
+  out.coordinate_match_min_sep_arcsec = match.min_sep_arcsec;
+  out.coordinate_match_outcome = match.outcome;
+  out.nova_id = match.duplicate_nova_id;
+  if (match.nearest_nova_id) {
+    // The nearest nova is in the state only for a DUPLICATE; for an
+    // AMBIGUOUS match (quarantined by the Choice) the log is where a
+    // reviewer finds it.
+    context.Log("coordinate match",
+                {{"nearest_nova_id", *match.nearest_nova_id},
+                 {"novae_within_search_radius", near.size()}});
+  }
+  return out;
 }
 
+// A new random nova_id. Nothing is written here: the nova is created by
+// UpsertMinimalNovaMetadata, conditionally (AP-INIT-2), so a retry of this
+// Task that draws another id leaves nothing behind.
 CreateNovaIdOutput Steps::CreateNovaId(const InitializeNovaState& /*state*/,
                                        runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError("CreateNovaId is not implemented yet");
+  CreateNovaIdOutput out;
+  out.nova_id = runtime::NewUuidV4(env_.random);
+  return out;
 }
 
+// AP-INIT-2 then AP-INIT-3: the Nova item (with its position item), then the
+// alias of the normalized name. Nova first, so that an alias never names a
+// nova that does not exist; a crash between the two leaves a nova the retry
+// completes (CreateNova answers kAlreadyExists for the same identity and
+// rewrites the position). Safe to repeat: the retry of a landed call is
+// kAlreadyExists + kAlreadyMapped, nothing duplicated.
 UpsertMinimalNovaMetadataOutput Steps::UpsertMinimalNovaMetadata(
-    const InitializeNovaState& /*state*/, runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError(
-      "UpsertMinimalNovaMetadata is not implemented yet");
+    const InitializeNovaState& state, runtime::StepContext& context) {
+  const std::string& nova_id = Require(state.nova_id, "nova_id");
+  const std::string& candidate_name =
+      Require(state.candidate_name, "candidate_name");
+  const std::string& normalized_name =
+      Require(state.normalized_candidate_name, "normalized_candidate_name");
+  store::Nova nova;
+  nova.nova_id = nova_id;
+  nova.primary_name = candidate_name;  // as given (store::Nova: as published)
+  nova.normalized_name = normalized_name;
+  nova.ra_deg = Require(state.resolved_ra, "resolved_ra");
+  nova.dec_deg = Require(state.resolved_dec, "resolved_dec");
+  nova.epoch = state.resolved_epoch;
+  nova.status = kNovaStatusActive;
+  nova.created_at = runtime::FormatTimestamp(context.now);
+
+  const store::CreateResult created = env_.repository.CreateNova(nova);
+  if (created == store::CreateResult::kConflict) {
+    // A fresh UUID v4 names another nova: CreateNovaId's id is not fresh, or
+    // this run's state changed between attempts.
+    throw runtime::TerminalError(
+        "internal_invariant_violation: nova " + nova_id +
+        " already exists with another identity; the new nova " +
+        Quote(normalized_name) + " was not written");
+  }
+  PutExclusiveAlias(env_.repository, normalized_name, nova_id, candidate_name,
+                    context.now);
+  context.Log("nova stored",
+              {{"nova_create_result", store::CreateResultName(created)}});
+  return {};
 }
 
+// AP-INIT-3: the candidate's name becomes an alias of the nova its
+// coordinates matched within 2" (CheckExistingNovaByCoordinates' nova_id).
 UpsertAliasForExistingNovaOutput Steps::UpsertAliasForExistingNova(
-    const InitializeNovaState& /*state*/, runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError(
-      "UpsertAliasForExistingNova is not implemented yet");
+    const InitializeNovaState& state, runtime::StepContext& context) {
+  const std::string& nova_id = Require(state.nova_id, "nova_id");
+  const std::string& candidate_name =
+      Require(state.candidate_name, "candidate_name");
+  const std::string& normalized_name =
+      Require(state.normalized_candidate_name, "normalized_candidate_name");
+  PutExclusiveAlias(env_.repository, normalized_name, nova_id, candidate_name,
+                    context.now);
+  return {};
 }
 
 }  // namespace novacat::initialize_nova

@@ -318,33 +318,6 @@ Key NovaPositionKey(double dec_deg, std::string_view nova_id) {
   return {SkyBandPartition(SkyBand(dec_deg)), "NOVA#" + std::string(nova_id)};
 }
 
-double AngularSeparationArcsec(double ra1_deg, double dec1_deg, double ra2_deg,
-                               double dec2_deg) {
-  constexpr double kPi = 3.14159265358979323846;
-  constexpr double kRad = kPi / 180;
-  double d_dec = (dec2_deg - dec1_deg) * kRad;
-  double d_ra = (ra2_deg - ra1_deg) * kRad;
-  double s_dec = std::sin(d_dec / 2), s_ra = std::sin(d_ra / 2);
-  double h = s_dec * s_dec + std::cos(dec1_deg * kRad) *
-                                 std::cos(dec2_deg * kRad) * s_ra * s_ra;
-  h = std::clamp(h, 0.0, 1.0);
-  return 2 * std::asin(std::sqrt(h)) / kRad * 3600;
-}
-
-std::string StableDatasetId(std::string_view nova_id, DatasetType type,
-                            std::string_view provider,
-                            std::string_view provider_identity) {
-  std::string material = std::string(nova_id) + "\n" + DatasetTypeName(type) +
-                         "\n" + std::string(provider) + "\n" +
-                         std::string(provider_identity);
-  std::string hex = runtime::Sha256Hex(material).substr(0, 32);
-  hex[12] = '8';  // version 8
-  int variant = std::stoi(hex.substr(16, 1), nullptr, 16);
-  hex[16] = "0123456789abcdef"[(variant & 0x3) | 0x8];  // variant 10
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) +
-         "-" + hex.substr(16, 4) + "-" + hex.substr(20, 12);
-}
-
 // ---------------------------------------------------------------------------
 // Entities.
 

@@ -79,6 +79,9 @@ class ObjectReader {
   // caller with Path()); null when absent, null-valued or of another type.
   const nlohmann::json* Array(std::string_view key, const Rules& rules);
   const nlohmann::json* Object(std::string_view key, const Rules& rules);
+  // True when `key` is present with the value null (a nullable field's
+  // "no value", which is not the same as absent).
+  bool IsNull(std::string_view key) const;
   // `schema_version`, when present, must equal `version`.
   void SchemaVersion(int version);
   // Records every member not in `known`.

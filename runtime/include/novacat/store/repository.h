@@ -114,22 +114,6 @@ int SkyBand(double dec_deg);
 std::string SkyBandPartition(int band);
 Key NovaPositionKey(double dec_deg, std::string_view nova_id);
 
-// Great-circle separation of two positions (degrees in, arcseconds out;
-// the haversine formula, accurate at small separations and at the poles).
-double AngularSeparationArcsec(double ra1_deg, double dec1_deg, double ra2_deg,
-                               double dec2_deg);
-
-// A dataset_id derived from the dataset's stable identity (the seed's
-// dataset_identity = provider + product_timestamp + (url | size |
-// provider_key)): an RFC 9562 version-8 UUID whose bits are the first 122
-// of SHA-256("<nova_id>\n<type>\n<provider>\n<provider_identity>"). The same
-// identity always gives the same id, so a retried or concurrent
-// DeduplicateAndAssignDatasetIds cannot create a second dataset for one
-// product: CreateDataset's condition makes the second writer see the first.
-std::string StableDatasetId(std::string_view nova_id, DatasetType type,
-                            std::string_view provider,
-                            std::string_view provider_identity);
-
 // ---------------------------------------------------------------------------
 // Entities: plain structs, ToItem() builds the whole item (keys, `entity`,
 // index attributes, then the fields; absent optionals are omitted) and
@@ -450,8 +434,9 @@ class Repository {
   // (ra, dec) touches (widened by 1e-9 degree against rounding). Returns
   // candidates sorted by nova_id: every nova within the radius (a band holds
   // the whole RA circle, so RA wrap-around and the poles need no special
-  // case), and others; the caller computes AngularSeparationArcsec() and
-  // classifies. ra in [0, 360), dec in [-90, 90], radius >= 0.
+  // case), and others; the caller computes the separations
+  // (domain::AngularSeparationArcsec) and classifies. ra in [0, 360), dec in
+  // [-90, 90], radius >= 0.
   std::vector<NovaPosition> NovaeNear(double ra_deg, double dec_deg,
                                       double radius_arcsec);
 
@@ -512,8 +497,9 @@ class Repository {
   // failure the stored dataset is read: the same identity (dataset_id,
   // type, provider, provider_identity) -> kAlreadyExists, else kConflict;
   // nothing written either way (re-published metadata goes through
-  // UpdateDatasetLocators). Use StableDatasetId so that retries and
-  // concurrent discoveries of one product meet on one key.
+  // UpdateDatasetLocators). Derive dataset_id from the dataset identity
+  // (domain::DatasetId) so that retries and concurrent discoveries of one
+  // product meet on one key.
   CreateResult CreateDataset(const Dataset& dataset);
 
   // AP-DISC-3: UpdateItem dataset SET locators, hints (REMOVE when absent),

@@ -1,0 +1,361 @@
+// The seed workflows end to end on one machine, through the same code as
+// `novacat run` (LocalRunner): the generated ASL on the local executor, the
+// real step logic, the SQLite store and the fixture clients (fixtures/).
+// Each scenario is one of issue 7's: what a user sees, checked exactly.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <latch>
+#include <set>
+#include <thread>
+
+#include "novacat/domain/references.h"
+#include "novacat/domain/resolver.h"
+#include "novacat/domain/spectra.h"
+#include "novacat/runtime/ids.h"
+#include "novacat/runtime/log.h"
+#include "novacat/store/repository.h"
+#include "novacat/store/sqlite_table.h"
+#include "novacat/store/table_record_store.h"
+#include "runner.h"
+#include "seed.h"
+
+namespace novacat::workflows {
+namespace {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+constexpr const char* kV1500Cyg = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
+constexpr const char* kGkPer = "86cb14e8-2bf7-4bec-9837-df4287f58a01";
+constexpr double kStart = 1767225600;  // 2026-01-01T00:00:00Z
+constexpr double kDay = 86400;
+
+// One client of the store: its own fixture clients (their throttle
+// counters are per instance) over a shared table.
+struct Client {
+  explicit Client(store::Table& table, uint64_t seed)
+      : records(table),
+        repository(table),
+        resolver("fixtures/resolver/names.json"),
+        providers("fixtures/providers"),
+        references("fixtures/references"),
+        random(seed),
+        env{repository, resolver, providers, references, random},
+        runner(env, records, log, random) {}
+
+  store::TableRecordStore records;
+  store::Repository repository;
+  domain::FixtureResolver resolver;
+  domain::FixtureProvider providers;
+  domain::FixtureReferenceSource references;
+  runtime::SeededRandom random;
+  Environment env;
+  runtime::CaptureSink log;
+  LocalRunner runner;
+};
+
+class EndToEndTest : public ::testing::Test {
+ protected:
+  EndToEndTest() : table_(":memory:") {
+    table_.EnsureCreated();
+    client_ = std::make_unique<Client>(table_, 7);
+    SeedFixtureNovae(client_->repository, "fixtures/novae/existing.json",
+                     static_cast<int64_t>(kStart));
+  }
+
+  std::vector<WorkflowRun> Run(const std::string& workflow, const ojson& input,
+                               bool follow = false, double start = kStart) {
+    RunnerOptions options;
+    options.start_time = start;
+    options.follow = follow;
+    return client_->runner.Run(workflow, input, options);
+  }
+
+  WorkflowRun RunOne(const std::string& workflow, const ojson& input,
+                     double start = kStart) {
+    std::vector<WorkflowRun> runs = Run(workflow, input, false, start);
+    EXPECT_EQ(runs.size(), 1u);
+    return runs.front();
+  }
+
+  // Why a run failed: its error log lines.
+  std::string Why() const {
+    std::string why;
+    for (const auto& line : client_->log.lines())
+      if (line.find("\"level\":\"ERROR\"") != std::string::npos)
+        why += "\n" + line;
+    return why;
+  }
+
+  static std::vector<std::string> EventNames(const WorkflowRun& run) {
+    std::vector<std::string> names;
+    for (const auto& e : run.events) names.push_back(e.event_name);
+    return names;
+  }
+
+  // The novae of the store, by id.
+  std::set<std::string> NovaIds() {
+    std::set<std::string> ids;
+    for (const char* name :
+         {"V1500 CYG", "GK PER", "NOVA PER 1901", "V1674 HER", "V1405 CAS",
+          "TCP J21113658+4809030", "NOVA CYG 1975"})
+      for (const auto& id : client_->repository.ResolveName(name))
+        ids.insert(id);
+    return ids;
+  }
+
+  std::vector<std::string> Attempts(const WorkflowRun& run,
+                                    const std::string& state) {
+    std::vector<std::string> out;
+    for (const auto& a : client_->records.ListAttempts(run.job_run->job_run_id,
+                                                       run.job_run->nova_id))
+      if (a.state_name == state)
+        out.push_back(std::to_string(a.attempt_number) + ":" +
+                      runtime::AttemptStatusName(a.status) + ":" +
+                      a.error_classification.value_or(""));
+    return out;
+  }
+
+  store::SqliteTable table_;
+  std::unique_ptr<Client> client_;
+};
+
+TEST_F(EndToEndTest, KnownNameExistsAndLaunchesWithoutANewNova) {
+  std::set<std::string> before = NovaIds();
+  WorkflowRun run =
+      RunOne("initialize_nova", {{"candidate_name", "V1500 Cyg"}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "EXISTS_AND_LAUNCHED");
+  EXPECT_EQ(EventNames(run), std::vector<std::string>{"ingest_new_nova"});
+  EXPECT_EQ(run.events[0].event["nova_id"], kV1500Cyg);
+  EXPECT_EQ(NovaIds(), before);
+}
+
+TEST_F(EndToEndTest, NewClassicalNovaIsCreatedWithItsAliasAndLaunched) {
+  WorkflowRun run =
+      RunOne("initialize_nova", {{"candidate_name", "V1674 Her"}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "CREATED_AND_LAUNCHED");
+  ASSERT_EQ(EventNames(run), std::vector<std::string>{"ingest_new_nova"});
+  const std::string nova_id = run.events[0].event["nova_id"];
+  EXPECT_TRUE(runtime::IsUuidV4(nova_id)) << nova_id;
+  EXPECT_EQ(client_->repository.ResolveName("V1674 HER"),
+            std::vector<std::string>{nova_id});
+  std::optional<store::Nova> nova = client_->repository.GetNova(nova_id);
+  ASSERT_TRUE(nova);
+  EXPECT_EQ(nova->primary_name, "V1674 Her");
+  EXPECT_EQ(nova->normalized_name, "V1674 HER");
+}
+
+TEST_F(EndToEndTest, CoordinatesWithin2ArcsecAddAnAliasToTheStoredNova) {
+  std::set<std::string> before = NovaIds();
+  WorkflowRun run =
+      RunOne("initialize_nova", {{"candidate_name", "TCP J21113658+4809030"}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "EXISTS_AND_LAUNCHED");
+  ASSERT_EQ(EventNames(run), std::vector<std::string>{"ingest_new_nova"});
+  EXPECT_EQ(run.events[0].event["nova_id"], kV1500Cyg);
+  EXPECT_EQ(client_->repository.ResolveName("TCP J21113658+4809030"),
+            std::vector<std::string>{kV1500Cyg});
+  EXPECT_EQ(NovaIds(), before);
+}
+
+TEST_F(EndToEndTest, Coordinates5ArcsecAwayAreQuarantined) {
+  WorkflowRun run =
+      RunOne("initialize_nova", {{"candidate_name", "TCP J21113658+4809070"}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(runtime::JobRunStatusName(run.job_run->status),
+            std::string("QUARANTINED"));
+  EXPECT_EQ(run.job_run->error_classification, "QUARANTINE");
+  EXPECT_EQ(run.result.output.value("quarantine_reason", ""),
+            "coordinate_match_ambiguous");
+  EXPECT_TRUE(run.events.empty());
+  EXPECT_TRUE(client_->repository.ResolveName("TCP J21113658+4809070").empty());
+}
+
+TEST_F(EndToEndTest, NotANovaEndsNotFoundAndPublishesNothing) {
+  WorkflowRun run =
+      RunOne("initialize_nova", {{"candidate_name", "Betelgeuse"}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "NOT_FOUND");
+  EXPECT_TRUE(run.events.empty());
+}
+
+TEST_F(EndToEndTest, ANovaThatIsNotClassicalLaunchesNothing) {
+  WorkflowRun run = RunOne("initialize_nova", {{"candidate_name", "RS Oph"}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "NOT_A_CLASSICAL_NOVA");
+  EXPECT_TRUE(run.events.empty());
+}
+
+TEST_F(EndToEndTest, AnAmbiguousResolverAnswerIsQuarantined) {
+  WorkflowRun run =
+      RunOne("initialize_nova", {{"candidate_name", "Nova Sgr 2015"}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(runtime::JobRunStatusName(run.job_run->status),
+            std::string("QUARANTINED"));
+  EXPECT_EQ(Attempts(run, "ResolveCandidateAgainstPublicArchives"),
+            std::vector<std::string>{"1:FAILED:QUARANTINE"});
+  EXPECT_TRUE(run.events.empty());
+}
+
+TEST_F(EndToEndTest,
+       AResolverThrottledTwiceThenAnsweringSucceedsInThreeAttempts) {
+  WorkflowRun run =
+      RunOne("initialize_nova", {{"candidate_name", "V1405 Cas"}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "CREATED_AND_LAUNCHED");
+  EXPECT_EQ(Attempts(run, "ResolveCandidateAgainstPublicArchives"),
+            (std::vector<std::string>{"1:FAILED:RETRYABLE",
+                                      "2:FAILED:RETRYABLE", "3:SUCCEEDED:"}));
+  // The spec's backoff, on the virtual clock.
+  EXPECT_EQ(run.result.waits, (std::vector<double>{2, 10}));
+}
+
+TEST_F(EndToEndTest, MissingCandidateNameFailsTerminalAndWritesOnlyTheJobRun) {
+  std::vector<std::string> before;
+  std::set<std::string> novae = NovaIds();
+  WorkflowRun run = RunOne("initialize_nova", ojson::object());
+  EXPECT_EQ(run.result.status, "FAILED");
+  ASSERT_TRUE(run.job_run);
+  EXPECT_EQ(runtime::JobRunStatusName(run.job_run->status),
+            std::string("FAILED"));
+  EXPECT_EQ(run.job_run->error_classification, "TERMINAL");
+  EXPECT_TRUE(run.events.empty());
+  EXPECT_EQ(NovaIds(), novae);
+  // Only the failure handlers ran after BeginJobRun rejected the input.
+  for (const auto& a : client_->records.ListAttempts(run.job_run->job_run_id,
+                                                     run.job_run->nova_id))
+    EXPECT_TRUE(a.state_name == "TerminalFailHandler" ||
+                a.state_name == "FinalizeJobRunFailed")
+        << a.state_name;
+}
+
+TEST_F(EndToEndTest, TheSameInputTwiceInOneBucketMakesOneNovaAndOneLaunch) {
+  WorkflowRun first =
+      RunOne("initialize_nova", {{"candidate_name", "V1674 Her"}});
+  WorkflowRun second = RunOne("initialize_nova",
+                              {{"candidate_name", "v1674  her"}}, kStart + 60);
+  EXPECT_EQ(first.job_run->outcome, "CREATED_AND_LAUNCHED");
+  EXPECT_EQ(second.job_run->outcome, "DUPLICATE_SKIPPED");
+  EXPECT_TRUE(second.events.empty());
+  EXPECT_EQ(client_->repository.ResolveName("V1674 HER").size(), 1u);
+}
+
+TEST_F(EndToEndTest, TheSameInputTwiceConcurrentlyMakesOneNovaAndOneLaunch) {
+  // Two clients (two processes' worth of connections and fixture clients)
+  // over one database file.
+  const std::filesystem::path db =
+      std::filesystem::temp_directory_path() /
+      ("novacat_e2e_" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(db);
+  {
+    store::SqliteTable a_table(db.string()), b_table(db.string());
+    a_table.EnsureCreated();
+    b_table.EnsureCreated();
+    Client a(a_table, 11), b(b_table, 13);
+    std::latch go(2);
+    std::vector<WorkflowRun> runs(2);
+    auto start = [&](Client& c, WorkflowRun& out) {
+      go.arrive_and_wait();
+      RunnerOptions options;
+      options.start_time = kStart;
+      out = c.runner.Run("initialize_nova", {{"candidate_name", "V1674 Her"}},
+                         options)[0];
+    };
+    std::thread t1(start, std::ref(a), std::ref(runs[0]));
+    std::thread t2(start, std::ref(b), std::ref(runs[1]));
+    t1.join();
+    t2.join();
+    std::multiset<std::string> outcomes;
+    size_t launches = 0;
+    for (const auto& r : runs) {
+      ASSERT_EQ(r.result.status, "SUCCEEDED") << r.result.cause;
+      outcomes.insert(r.job_run->outcome.value_or(""));
+      launches += r.events.size();
+    }
+    EXPECT_EQ(outcomes, (std::multiset<std::string>{"CREATED_AND_LAUNCHED",
+                                                    "DUPLICATE_SKIPPED"}));
+    EXPECT_EQ(launches, 1u);
+    EXPECT_EQ(a.repository.ResolveName("V1674 HER").size(), 1u);
+  }
+  std::filesystem::remove(db);
+  std::filesystem::remove(db.string() + "-wal");
+  std::filesystem::remove(db.string() + "-shm");
+}
+
+TEST_F(EndToEndTest, OneNameFollowsThroughIngestToReferencesAndDiscovery) {
+  std::vector<WorkflowRun> runs =
+      Run("initialize_nova", {{"candidate_name", "V1500 Cygni"}}, true);
+  std::vector<std::string> chain;
+  for (const auto& r : runs) {
+    chain.push_back(r.workflow + ":" +
+                    r.job_run->outcome.value_or(
+                        runtime::JobRunStatusName(r.job_run->status)));
+    EXPECT_EQ(r.job_run->correlation_id, runs[0].job_run->correlation_id)
+        << r.workflow;
+  }
+  EXPECT_EQ(chain,
+            (std::vector<std::string>{"initialize_nova:EXISTS_AND_LAUNCHED",
+                                      "ingest_new_nova:LAUNCHED",
+                                      "refresh_references:REFRESHED",
+                                      "discover_spectra_products:DISCOVERED"}));
+  EXPECT_EQ(runs[1].started_by, "initialize_nova");
+  EXPECT_EQ(runs[2].started_by, "ingest_new_nova");
+  // refresh_references dated the nova from its earliest credible reference.
+  std::optional<store::Nova> nova = client_->repository.GetNova(kV1500Cyg);
+  ASSERT_TRUE(nova);
+  EXPECT_EQ(nova->discovery_date, "1975-08-30");
+  EXPECT_EQ(nova->ingest_status, "LAUNCHED");
+}
+
+TEST_F(EndToEndTest, ARediscoveryCreatesNoNewDataset) {
+  ojson input = {{"nova_id", kV1500Cyg}};
+  WorkflowRun first = RunOne("discover_spectra_products", input);
+  WorkflowRun again = RunOne("discover_spectra_products", input, kStart + kDay);
+  ASSERT_EQ(first.result.status, "SUCCEEDED") << first.result.cause;
+  ASSERT_EQ(again.result.status, "SUCCEEDED") << again.result.cause;
+  EXPECT_GT(first.result.output["dataset_count_new"].get<int>(), 0);
+  EXPECT_EQ(again.result.output["dataset_count_new"], 0);
+  EXPECT_EQ(again.result.output["dataset_count_existing"],
+            first.result.output["dataset_count_new"]);
+  EXPECT_EQ(again.result.output["dataset_ids"],
+            first.result.output["dataset_ids"]);
+  // No DatasetDiscovered the second time: nothing new.
+  EXPECT_EQ(EventNames(again),
+            std::vector<std::string>{"SpectraProductsDiscovered"});
+}
+
+TEST_F(EndToEndTest,
+       AProviderWithMalformedRecordsIsQuarantinedTheOthersComplete) {
+  WorkflowRun run =
+      RunOne("discover_spectra_products", {{"nova_id", kV1500Cyg}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "DISCOVERED");
+  EXPECT_EQ(run.result.output["quarantined_count"], 1);
+  json summaries = json::parse(run.result.output["provider_summaries"].dump());
+  std::vector<std::string> quarantined;
+  for (const auto& s : summaries)
+    if (s["quarantined"].get<bool>()) quarantined.push_back(s["provider"]);
+  EXPECT_EQ(quarantined, std::vector<std::string>{"AAVSO"});
+  EXPECT_EQ(summaries.size(), 3u);
+}
+
+TEST_F(EndToEndTest, ALaterReferenceNeverMovesTheDiscoveryDateLater) {
+  std::optional<store::Nova> before = client_->repository.GetNova(kGkPer);
+  ASSERT_TRUE(before && before->discovery_date);
+  WorkflowRun run = RunOne("refresh_references", {{"nova_id", kGkPer}});
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "REFRESHED");
+  EXPECT_EQ(client_->repository.GetNova(kGkPer)->discovery_date,
+            before->discovery_date);
+}
+
+TEST_F(EndToEndTest, AnUnknownWorkflowIsRefusedAndNothingRuns) {
+  EXPECT_THROW(Run("initialise_nova", ojson::object()), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace novacat::workflows
