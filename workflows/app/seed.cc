@@ -1,6 +1,7 @@
 #include "seed.h"
 
 #include "novacat/domain/novae_fixture.h"
+#include "novacat/domain/references.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
 
@@ -33,10 +34,11 @@ int SeedFixtureNovae(store::Repository& repository,
                                      alias.other_nova_id);
     }
     // The catalog's date comes from no reference of the store: it is
-    // attributed to the fixture itself.
+    // attributed to the catalog, under a stable reference id of its own.
     if (f.discovery_date)
-      repository.UpdateDiscoveryDate(f.nova_id, f.discovery_date->ToIsoDate(),
-                                     "fixture-catalog");
+      repository.UpdateDiscoveryDate(
+          f.nova_id, f.discovery_date->ToIsoDate(),
+          domain::ReferenceId("fixture-catalog", f.nova_id));
   }
   return static_cast<int>(novae.size());
 }

@@ -2,9 +2,89 @@
 // steps.hpp).
 #include "discover_spectra_products/steps.hpp"
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "novacat/domain/spectra.h"
 #include "novacat/runtime/errors.h"
+#include "novacat/runtime/ids.h"
+#include "novacat/store/repository.h"
 
 namespace novacat::discover_spectra_products {
+
+namespace {
+
+using nlohmann::json;
+
+// The spec's failure cases, as the prefix of a QuarantineError's cause.
+constexpr std::string_view kMalformedProviderRecords =
+    "malformed_provider_records";
+constexpr std::string_view kUnknownSchemaVariant = "unknown_schema_variant";
+constexpr std::string_view kAmbiguousProductIdentity =
+    "ambiguous_product_identity";
+
+[[noreturn]] void Quarantine(std::string_view reason,
+                             const std::string& message) {
+  throw runtime::QuarantineError(std::string(reason) + ": " + message);
+}
+
+std::string Quote(std::string_view text) { return json(text).dump(); }
+
+std::string KnownProviders() {
+  std::string list;
+  for (std::string_view p : domain::kDefaultProviders) {
+    list += (list.empty() ? "" : ", ") + std::string(p);
+  }
+  return list;
+}
+
+// A member the Map always puts in the item (the item itself or a carried
+// field): its absence is a broken invariant of our own documents.
+const std::string& Required(const std::optional<std::string>& value,
+                            std::string_view state, std::string_view member) {
+  if (!value || value->empty()) {
+    throw runtime::TerminalError(std::string(state) + ": the item has no " +
+                                 std::string(member));
+  }
+  return *value;
+}
+
+// AP-DISC-3's payload: what locates the product at its provider (stored
+// as the dataset's locators) and what helps processing it (hints).
+json Locators(const domain::NormalizedProduct& product) {
+  json locators = json::object();
+  locators["product_timestamp"] = product.product_timestamp;
+  if (product.url) locators["url"] = *product.url;
+  if (product.size_bytes) locators["size_bytes"] = *product.size_bytes;
+  if (product.provider_key) locators["provider_key"] = *product.provider_key;
+  return locators;
+}
+
+std::optional<json> Hints(const domain::NormalizedProduct& product) {
+  if (!product.instrument) return std::nullopt;
+  return json{{"instrument", *product.instrument}};
+}
+
+}  // namespace
+
+std::string ItemDatasetIdentity(std::string_view provider,
+                                std::vector<std::string> identities) {
+  if (identities.size() == 1) return identities.front();
+  std::string prefix = "provider=" + std::string(provider) +
+                       "|products=" + std::to_string(identities.size());
+  if (identities.empty()) return prefix;
+  std::sort(identities.begin(), identities.end());
+  std::string joined;
+  for (const std::string& identity : identities) {
+    joined += (joined.empty() ? "" : "\n") + identity;
+  }
+  return prefix + "|sha256=" + runtime::Sha256Hex(joined);
+}
 
 std::unique_ptr<DiscoverSpectraProductsSteps> MakeSteps(
     const workflows::Environment& env) {
@@ -12,30 +92,216 @@ std::unique_ptr<DiscoverSpectraProductsSteps> MakeSteps(
 }
 
 SummarizeDiscoveryOutput Steps::SummarizeDiscovery(
-    const DiscoverSpectraProductsState& /*state*/,
-    runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError("SummarizeDiscovery is not implemented yet");
+    const DiscoverSpectraProductsState& state, runtime::StepContext& context) {
+  if (!state.provider_results) {
+    throw runtime::TerminalError(
+        "SummarizeDiscovery: the state has no provider_results (the Map "
+        "DiscoverAcrossProviders did not run)");
+  }
+  domain::DiscoverySummary summary =
+      domain::SummarizeDiscovery(*state.provider_results);
+  SummarizeDiscoveryOutput out;
+  out.dataset_ids = summary.dataset_ids;
+  out.dataset_count_new = summary.dataset_count_new;
+  out.dataset_count_existing = summary.dataset_count_existing;
+  out.quarantined_count = summary.quarantined_count;
+  std::vector<json> provider_summaries;
+  for (const domain::ProviderSummary& s : summary.provider_summaries) {
+    provider_summaries.push_back(s.ToJson());
+  }
+  out.provider_summaries = std::move(provider_summaries);
+  context.Log("discovery summarized",
+              {{"dataset_count_new", summary.dataset_count_new},
+               {"dataset_count_existing", summary.dataset_count_existing},
+               {"quarantined_count", summary.quarantined_count}});
+  return out;
 }
 
 QueryProviderForProductsOutput Steps::QueryProviderForProducts(
-    const DiscoverAcrossProvidersItem& /*item*/,
-    runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError(
-      "QueryProviderForProducts is not implemented yet");
+    const DiscoverAcrossProvidersItem& item, runtime::StepContext& context) {
+  constexpr std::string_view kState = "QueryProviderForProducts";
+  const std::string& provider = Required(item.provider, kState, "provider");
+  const std::string& nova_id = Required(item.nova_id, kState, "nova_id");
+  // The input event's schema only says "strings"; the provider names are
+  // checked here, before anything is asked or written.
+  if (!domain::IsKnownProvider(provider)) {
+    throw runtime::TerminalError(
+        "invalid provider list: " + Quote(provider) +
+        " is not a known provider (known: " + KnownProviders() + ")");
+  }
+  if (!env_.repository.GetNova(nova_id)) {
+    throw runtime::TerminalError("invalid nova_id: nova " + nova_id +
+                                 " does not exist");
+  }
+
+  domain::ProviderQuery query;
+  query.provider = provider;
+  query.nova_id = nova_id;
+  std::vector<json> records;
+  try {
+    records = env_.providers.Query(query);
+  } catch (const runtime::QuarantineError& e) {
+    Quarantine(kMalformedProviderRecords, e.what());
+  }
+  // Every later document types products as objects: a record that is not
+  // one would fail the next Task's parse with a TerminalError, which the
+  // Map does not catch, and end the whole run. It is this provider's
+  // malformed answer, so it quarantines this provider only.
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!records[i].is_object()) {
+      Quarantine(kMalformedProviderRecords,
+                 "malformed " + provider + " response for nova " + nova_id +
+                     ": products[" + std::to_string(i) +
+                     "] must be an object, got " + records[i].type_name());
+    }
+  }
+  context.Log("provider answered",
+              {{"provider", provider}, {"product_count", records.size()}});
+  QueryProviderForProductsOutput out;
+  out.products = std::move(records);
+  return out;
 }
 
 NormalizeProviderProductsOutput Steps::NormalizeProviderProducts(
-    const DiscoverAcrossProvidersItem& /*item*/,
-    runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError(
-      "NormalizeProviderProducts is not implemented yet");
+    const DiscoverAcrossProvidersItem& item, runtime::StepContext& context) {
+  constexpr std::string_view kState = "NormalizeProviderProducts";
+  const std::string& provider = Required(item.provider, kState, "provider");
+  if (!item.products) {
+    throw runtime::TerminalError(std::string(kState) +
+                                 ": the item has no products");
+  }
+  std::vector<domain::NormalizedProduct> products;
+  try {
+    products = domain::NormalizeProviderRecords(provider, *item.products);
+  } catch (const runtime::QuarantineError& e) {
+    // The domain library's two documented causes: a record sharing no
+    // member with the provider's schema, or a malformed member.
+    std::string_view cause = e.what();
+    Quarantine(cause.starts_with("unknown schema variant")
+                   ? kUnknownSchemaVariant
+                   : kMalformedProviderRecords,
+               e.what());
+  }
+  std::vector<json> normalized;
+  normalized.reserve(products.size());
+  for (const domain::NormalizedProduct& p : products) {
+    normalized.push_back(p.ToJson());
+  }
+  context.Log("products normalized",
+              {{"provider", provider}, {"product_count", normalized.size()}});
+  NormalizeProviderProductsOutput out;
+  out.normalized_products = std::move(normalized);
+  return out;
 }
 
 DeduplicateAndAssignDatasetIdsOutput Steps::DeduplicateAndAssignDatasetIds(
-    const DiscoverAcrossProvidersItem& /*item*/,
-    runtime::StepContext& /*context*/) {
-  throw runtime::TerminalError(
-      "DeduplicateAndAssignDatasetIds is not implemented yet");
+    const DiscoverAcrossProvidersItem& item, runtime::StepContext& context) {
+  constexpr std::string_view kState = "DeduplicateAndAssignDatasetIds";
+  const std::string& provider = Required(item.provider, kState, "provider");
+  const std::string& nova_id = Required(item.nova_id, kState, "nova_id");
+  if (!item.normalized_products) {
+    throw runtime::TerminalError(std::string(kState) +
+                                 ": the item has no normalized_products");
+  }
+
+  // Our own documents: a bad one is TERMINAL (NormalizedProduct::FromJson).
+  std::vector<domain::NormalizedProduct> products;
+  for (size_t i = 0; i < item.normalized_products->size(); ++i) {
+    std::string path = "normalized_products[" + std::to_string(i) + "]";
+    products.push_back(domain::NormalizedProduct::FromJson(
+        (*item.normalized_products)[i], path));
+    if (products.back().provider != provider) {
+      throw runtime::TerminalError(
+          std::string(kState) + ": " + path + " is a product of " +
+          products.back().provider + ", not of " + provider);
+    }
+  }
+  std::vector<domain::IdentifiedProduct> identified;
+  try {
+    identified = domain::AssignDatasetIdentities(products, kSchemaVersion);
+  } catch (const runtime::QuarantineError& e) {
+    Quarantine(kAmbiguousProductIdentity, e.what());
+  }
+
+  // AP-DISC-1: what this provider already has for the nova.
+  std::map<std::string, store::Dataset> existing;
+  for (store::Dataset& d :
+       env_.repository.ListProviderDatasets(nova_id, provider)) {
+    std::string id = d.dataset_id;
+    existing.emplace(std::move(id), std::move(d));
+  }
+
+  const std::string now = runtime::FormatTimestamp(context.now);
+  std::vector<std::string> new_ids, existing_ids, identities;
+  int64_t updated = 0;
+  for (const domain::IdentifiedProduct& p : identified) {
+    identities.push_back(p.dataset_identity);
+    json locators = Locators(p.product);
+    std::optional<json> hints = Hints(p.product);
+    store::DatasetKey key{nova_id, store::DatasetType::kSpectra, provider,
+                          p.dataset_id};
+
+    if (auto it = existing.find(p.dataset_id); it != existing.end()) {
+      const store::Dataset& stored = it->second;
+      if (stored.provider_identity != p.dataset_identity) {
+        throw runtime::TerminalError(
+            std::string(kState) + ": dataset " + p.dataset_id +
+            " is stored with identity " + Quote(stored.provider_identity) +
+            ", not " + Quote(p.dataset_identity));
+      }
+      // AP-DISC-3: the provider re-published different metadata.
+      if (stored.locators != locators || stored.hints != hints) {
+        store::UpdateOutcome outcome =
+            env_.repository.UpdateDatasetLocators(key, {locators, hints}, now);
+        if (outcome != store::UpdateOutcome::kUpdated) {
+          // Datasets are never deleted: listed a moment ago, gone now.
+          throw runtime::TerminalError(
+              std::string(kState) + ": UpdateDatasetLocators of dataset " +
+              p.dataset_id + " answered " + store::UpdateOutcomeName(outcome));
+        }
+        ++updated;
+      }
+      existing_ids.push_back(p.dataset_id);
+      continue;
+    }
+
+    // AP-DISC-2, with AP-DISC-3's locators and AP-DISC-4's eligibility in
+    // the same conditional Put.
+    store::Dataset dataset;
+    dataset.nova_id = nova_id;
+    dataset.type = store::DatasetType::kSpectra;
+    dataset.provider = provider;
+    dataset.dataset_id = p.dataset_id;
+    dataset.provider_identity = p.dataset_identity;
+    dataset.locators = locators;
+    dataset.hints = hints;
+    dataset.created_at = now;
+    dataset.updated_at = now;
+    dataset.eligibility = store::kEligibilityDownload;
+    switch (env_.repository.CreateDataset(dataset)) {
+      case store::CreateResult::kCreated:
+        new_ids.push_back(p.dataset_id);
+        break;
+      case store::CreateResult::kAlreadyExists:
+        existing_ids.push_back(p.dataset_id);
+        break;
+      case store::CreateResult::kConflict:
+        throw runtime::TerminalError(
+            std::string(kState) + ": dataset " + p.dataset_id +
+            " exists with another identity than " + Quote(p.dataset_identity));
+    }
+  }
+
+  DeduplicateAndAssignDatasetIdsOutput out;
+  out.dataset_identity = ItemDatasetIdentity(provider, std::move(identities));
+  context.Log("datasets assigned",
+              {{"provider", provider},
+               {"dataset_count_new", new_ids.size()},
+               {"dataset_count_existing", existing_ids.size()},
+               {"locators_updated", updated}});
+  out.new_dataset_ids = std::move(new_ids);
+  out.existing_dataset_ids = std::move(existing_ids);
+  return out;
 }
 
 }  // namespace novacat::discover_spectra_products

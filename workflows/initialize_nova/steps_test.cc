@@ -482,7 +482,7 @@ TEST_F(InitializeNovaStepsTest, AmbiguousBandEdgesFollowTheChoice) {
       EXPECT_EQ(out.coordinate_match_min_sep_arcsec, kNullSeparation);
     } else {
       ASSERT_TRUE(out.coordinate_match_min_sep_arcsec.has_value() &&
-              out.coordinate_match_min_sep_arcsec->has_value());
+                  out.coordinate_match_min_sep_arcsec->has_value());
       EXPECT_NEAR(**out.coordinate_match_min_sep_arcsec, c.offset_arcsec, 1e-6);
     }
   }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# `novacat run` and `novacat seed` end to end, as a user runs them: exit
+# codes, whole error messages, what is recorded for bad input, and one name
+# followed through every seed workflow. Usage: novacat_run_test.sh NOVACAT
+# (run from the repository root: the fixtures are read from fixtures/).
+set -u
+novacat=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+db=$work/cat.db
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+expect_eq() {  # expect_eq NAME ACTUAL EXPECTED
+  if [ "$2" != "$3" ]; then
+    fail "$1"
+    diff <(printf '%s\n' "$3") <(printf '%s\n' "$2") | sed 's/^/    /'
+  fi
+}
+# field FILE PYTHON-EXPRESSION-ON-d: prints the value (JSON output of run).
+field() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
+
+"$novacat" --help >"$work/help" 2>&1 || fail "--help exits non-zero"
+grep -q "run" "$work/help" || fail "--help does not list run"
+
+# seed: twice, the same result.
+expect_eq "seed" "$("$novacat" seed --db "$db")" "seeded 2 novae into $db"
+expect_eq "seed again" "$("$novacat" seed --db "$db")" "seeded 2 novae into $db"
+
+# An unknown workflow: exit 2, the known ones listed, nothing run.
+"$novacat" run initialise_nova --db "$db" >"$work/out" 2>"$work/err"
+expect_eq "unknown workflow exit" "$?" "2"
+expect_eq "unknown workflow message" "$(cat "$work/err")" \
+  "novacat run: unknown workflow 'initialise_nova' (known: discover_spectra_products, ingest_new_nova, initialize_nova, refresh_references)"
+expect_eq "unknown workflow stdout" "$(cat "$work/out")" ""
+
+# Input that is not JSON: exit 2, and still a FAILED JobRun (TERMINAL).
+"$novacat" run initialize_nova --db "$db" --input '{"candidate_name": ' \
+  >"$work/bad.json" 2>"$work/err"
+expect_eq "malformed input exit" "$?" "2"
+expect_eq "malformed input JobRun" \
+  "$(field "$work/bad.json" "d['runs'][0]['job_run']['status'], d['runs'][0]['job_run']['error_classification'], d['runs'][0]['job_run']['workflow']")" \
+  "FAILED TERMINAL initialize_nova"
+grep -q "^novacat run: --input is not JSON: " "$work/err" ||
+  fail "malformed input message: $(cat "$work/err")"
+
+# Input failing its schema: the run starts, fails TERMINAL at BeginJobRun,
+# nothing is published; exit 1.
+"$novacat" run initialize_nova --db "$db" --input '{"name": "V1500 Cyg"}' \
+  >"$work/invalid.json" 2>"$work/invalid.log"
+expect_eq "invalid input exit" "$?" "1"
+expect_eq "invalid input run" \
+  "$(field "$work/invalid.json" "d['runs'][0]['status'], d['runs'][0]['job_run']['status'], d['runs'][0]['job_run']['error_classification'], len(d['runs'][0]['events'])")" \
+  "FAILED FAILED TERMINAL 0"
+grep -qF '"cause":"the input event initialize_nova is invalid:\n$.candidate_name: is required\n$.name: is not a known property\n"' "$work/invalid.log" ||
+  fail "invalid input: no log line with the cause"
+
+# A missing fixtures folder: exit 2 with the reason.
+"$novacat" run initialize_nova --db "$db" --fixtures "$work/none" \
+  --input '{"candidate_name": "V1500 Cyg"}' >/dev/null 2>"$work/err"
+expect_eq "missing fixtures exit" "$?" "2"
+expect_eq "missing fixtures message" "$(cat "$work/err")" \
+  "novacat run: fixtures folder $work/none not found (run from the repository root, or give --fixtures DIR)"
+
+# One name through every workflow; the logs are JSON lines on stderr.
+"$novacat" run initialize_nova --db "$db" --follow --verbose \
+  --input '{"candidate_name": "V1500 Cygni"}' >"$work/follow.json" \
+  2>"$work/follow.log"
+expect_eq "follow exit" "$?" "0"
+expect_eq "follow chain" \
+  "$(field "$work/follow.json" "' '.join(r['workflow'] + ':' + str(r.get('outcome')) for r in d['runs'])")" \
+  "initialize_nova:EXISTS_AND_LAUNCHED ingest_new_nova:LAUNCHED refresh_references:REFRESHED discover_spectra_products:DISCOVERED"
+expect_eq "one correlation id" \
+  "$(field "$work/follow.json" "len({r['job_run']['correlation_id'] for r in d['runs']})")" "1"
+expect_eq "history with --verbose" \
+  "$(field "$work/follow.json" "d['runs'][0]['history'][0]['type']")" "ExecutionStarted"
+python3 - "$work/follow.log" <<'PY' || fail "log lines are not JSON with the required fields"
+import json, sys
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    for f in ("ts", "level", "message", "workflow_name", "execution_arn",
+              "job_run_id", "state_name", "attempt_number", "correlation_id"):
+        assert f in d, (f, line)
+PY
+
+# The same name again the same day: a duplicate, nothing launched.
+"$novacat" run initialize_nova --db "$db" --follow \
+  --input '{"candidate_name": "V1500 Cyg"}' >"$work/again.json" 2>/dev/null
+expect_eq "duplicate" \
+  "$(field "$work/again.json" "[(r['workflow'], r['outcome'], len(r['events'])) for r in d['runs']]")" \
+  "[('initialize_nova', 'DUPLICATE_SKIPPED', 0)]"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "novacat run: all checks passed"
