@@ -14,6 +14,7 @@
 #include "novacat/domain/spectra.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
+#include "novacat/runtime/testing/throws.h"
 #include "novacat/store/memory_table.h"
 #include "novacat/store/repository.h"
 
@@ -48,28 +49,7 @@ constexpr const char* kEsoSizeId = "830096df-1ce3-56ed-b51d-030b8f268e0e";
 constexpr const char* kMastUrlId = "8b1bef8f-c705-5c31-b9b7-7da92d50172e";
 constexpr const char* kMastKeyId = "4c57e29f-5629-5537-8ca0-f5ef62b5c2c0";
 
-// Runs `f` and checks that it throws exactly `Error` with message `message`.
-template <typename Error, typename F>
-::testing::AssertionResult Throws(F&& f, const std::string& message) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (e.what() != message) {
-      return ::testing::AssertionFailure()
-             << "message\n  actual:   " << e.what()
-             << "\n  expected: " << message;
-    }
-    return ::testing::AssertionSuccess();
-  } catch (const runtime::StepError& e) {
-    return ::testing::AssertionFailure()
-           << "threw " << e.error_name() << " (" << e.what() << "), expected "
-           << typeid(Error).name();
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure()
-           << "threw a non-taxonomy exception: " << e.what();
-  }
-  return ::testing::AssertionFailure() << "did not throw";
-}
+using runtime::testing::Throws;
 
 // A provider answering whatever the test sets.
 class ScriptedProvider : public domain::ProviderClient {

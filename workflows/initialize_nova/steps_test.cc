@@ -19,6 +19,7 @@
 #include "novacat/domain/spectra.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
+#include "novacat/runtime/testing/throws.h"
 #include "novacat/store/memory_table.h"
 #include "novacat/store/repository.h"
 
@@ -41,35 +42,7 @@ constexpr double kV1500Dec = 48.1505417;
 constexpr int64_t kNow = 1795614300;
 constexpr int64_t kLater = 1795614600;
 
-// Runs `f` and checks that it throws exactly `Error` (a runtime::StepError
-// subclass) with message `message`.
-template <typename Error>
-::testing::AssertionResult Throws(const std::function<void()>& f,
-                                  const std::string& message) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (typeid(e) != typeid(Error)) {
-      return ::testing::AssertionFailure()
-             << "threw " << typeid(e).name() << ", expected "
-             << typeid(Error).name();
-    }
-    if (e.what() != message) {
-      return ::testing::AssertionFailure()
-             << "message\n  actual:   " << e.what()
-             << "\n  expected: " << message;
-    }
-    return ::testing::AssertionSuccess();
-  } catch (const runtime::StepError& e) {
-    return ::testing::AssertionFailure()
-           << "threw " << e.error_name() << " (" << e.what() << "), expected "
-           << typeid(Error).name();
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure()
-           << "threw a non-taxonomy exception: " << e.what();
-  }
-  return ::testing::AssertionFailure() << "did not throw";
-}
+using runtime::testing::Throws;
 
 class InitializeNovaStepsTest : public ::testing::Test {
  protected:

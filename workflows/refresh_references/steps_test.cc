@@ -15,6 +15,7 @@
 #include "novacat/domain/spectra.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
+#include "novacat/runtime/testing/throws.h"
 #include "novacat/store/memory_table.h"
 #include "novacat/store/repository.h"
 
@@ -49,28 +50,7 @@ constexpr const char* kPhotometryId =  // bibcode:1975IBVS.1050....1W
 constexpr const char* kGkPerDiscoveryId =  // bibcode:1901MNRAS..61..318A
     "b5c69a72-0a9b-5d40-acad-c802b6496ee0";
 
-// Runs `f` and checks that it throws exactly `Error` with message `message`.
-template <typename Error, typename F>
-::testing::AssertionResult Throws(F&& f, const std::string& message) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (e.what() != message) {
-      return ::testing::AssertionFailure()
-             << "message\n  actual:   " << e.what()
-             << "\n  expected: " << message;
-    }
-    return ::testing::AssertionSuccess();
-  } catch (const runtime::StepError& e) {
-    return ::testing::AssertionFailure()
-           << "threw " << e.error_name() << " (" << e.what() << "), expected "
-           << typeid(Error).name();
-  } catch (const std::exception& e) {
-    return ::testing::AssertionFailure()
-           << "threw a non-taxonomy exception: " << e.what();
-  }
-  return ::testing::AssertionFailure() << "did not throw";
-}
+using runtime::testing::Throws;
 
 class RefreshReferencesStepsTest : public ::testing::Test {
  protected:
