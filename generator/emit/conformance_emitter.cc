@@ -46,6 +46,13 @@ class PlanBuilder {
     std::vector<PathPlan> paths;
     PathPlan start;
     Walk(spec_.graph.start, start, paths, 0);
+    // Prefer, for each outcome, a path a valid input can take (a required
+    // input field steered absent cannot run through the host).
+    std::stable_sort(paths.begin(), paths.end(),
+                     [&](const PathPlan& a, const PathPlan& b) {
+                       return HostInput(a).has_value() &&
+                              !HostInput(b).has_value();
+                     });
     // Keep a path per outcome and quarantine reason, then paths that take
     // Choice branches not yet taken.
     std::vector<const PathPlan*> chosen;
@@ -85,7 +92,14 @@ class PlanBuilder {
       if (std::optional<Json> host = HostForPath(*p)) c["host"] = *host;
       cases.push_back(std::move(c));
     }
-    // Failure classes for every Task on the first success path through it.
+    // Failure classes for every Task on the first success path through it,
+    // preferring paths a real input can take (so the case also runs
+    // through the host).
+    std::stable_sort(chosen.begin(), chosen.end(),
+                     [&](const PathPlan* a, const PathPlan* b) {
+                       return HostInput(*a).has_value() &&
+                              !HostInput(*b).has_value();
+                     });
     std::set<std::string> covered;
     for (const PathPlan* p : chosen) {
       for (const auto& name : p->spec_states) {
