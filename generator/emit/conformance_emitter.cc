@@ -48,11 +48,10 @@ class PlanBuilder {
     Walk(spec_.graph.start, start, paths, 0);
     // Prefer, for each outcome, a path a valid input can take (a required
     // input field steered absent cannot run through the host).
-    std::stable_sort(paths.begin(), paths.end(),
-                     [&](const PathPlan& a, const PathPlan& b) {
-                       return HostInput(a).has_value() &&
-                              !HostInput(b).has_value();
-                     });
+    std::stable_sort(
+        paths.begin(), paths.end(), [&](const PathPlan& a, const PathPlan& b) {
+          return HostInput(a).has_value() && !HostInput(b).has_value();
+        });
     // Keep a path per outcome and quarantine reason, then paths that take
     // Choice branches not yet taken.
     std::vector<const PathPlan*> chosen;

@@ -26,20 +26,20 @@
 //
 // Duplicates (the seeds' production bug: a duplicate run ended FAILED):
 // AcquireIdempotencyLock never fails on a duplicate. It returns
-// `idempotency.status == "DUPLICATE"` and the spec routes on it with a
-// Choice right after the lock, e.g.
+// `idempotency_status == "DUPLICATE"` and every spec routes on it with a
+// Choice right after the lock:
 //
-//   IsDuplicate?:
+//   IsDuplicateRun?:
 //     type: Choice
 //     rules:
-//       - when: {field: idempotency.status, equals: DUPLICATE}
+//       - when: {field: idempotency_status, equals: DUPLICATE}
 //         next: FinalizeJobRunSuccess
-//         outcome: DUPLICATE
+//         outcome: DUPLICATE_SKIPPED
 //     default: <the first domain Task>
 //
-// so the run ends SUCCEEDED with outcome DUPLICATE without repeating side
-// effects. ACQUIRED is written too because a Choice on a missing path is a
-// States.Runtime error. The seed specs have no such Choice yet.
+// so the run ends SUCCEEDED with outcome DUPLICATE_SKIPPED without
+// repeating side effects. ACQUIRED is written too because a Choice on a
+// missing path is a States.Runtime error.
 //
 // The idempotency lock is completed (DONE with the outcome) by
 // FinalizeJobRunSuccess and released by FinalizeJobRunQuarantined and

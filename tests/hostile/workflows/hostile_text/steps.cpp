@@ -5,10 +5,12 @@
 
 namespace novacat::hostile_text {
 
-std::unique_ptr<HostileTextSteps> MakeSteps() { return std::make_unique<Steps>(); }
+std::unique_ptr<HostileTextSteps> MakeSteps() {
+  return std::make_unique<Steps>();
+}
 
 JudgeOutput Steps::Judge(const HostileTextState& /*state*/,
-    runtime::StepContext& /*context*/) {
+                         runtime::StepContext& /*context*/) {
   throw runtime::TerminalError("Judge is not implemented yet");
 }
 

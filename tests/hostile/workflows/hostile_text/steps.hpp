@@ -13,7 +13,7 @@ namespace novacat::hostile_text {
 class Steps final : public HostileTextSteps {
  public:
   JudgeOutput Judge(const HostileTextState& state,
-      runtime::StepContext& context) override;
+                    runtime::StepContext& context) override;
 };
 
 // Makes the steps. Give it what the steps need (a store, clients) as
