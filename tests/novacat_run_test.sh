@@ -44,6 +44,15 @@ expect_eq "malformed input JobRun" \
 grep -q "^novacat run: --input is not JSON: " "$work/err" ||
   fail "malformed input message: $(cat "$work/err")"
 
+# JSON that is not an object: the same, with the reason.
+"$novacat" run initialize_nova --db "$db" --input '["V1500 Cyg"]' \
+  >"$work/array.json" 2>"$work/err"
+expect_eq "non-object input exit" "$?" "2"
+expect_eq "non-object input message" "$(cat "$work/err")" \
+  "novacat run: --input is not a JSON object: it is array"
+expect_eq "non-object input JobRun" \
+  "$(field "$work/array.json" "d['runs'][0]['job_run']['status']")" "FAILED"
+
 # Input failing its schema: the run starts, fails TERMINAL at BeginJobRun,
 # nothing is published; exit 1.
 "$novacat" run initialize_nova --db "$db" --input '{"name": "V1500 Cyg"}' \

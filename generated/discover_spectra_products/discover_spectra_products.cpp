@@ -23,7 +23,7 @@ runtime::Parsed<DiscoverSpectraProductsEvent> DiscoverSpectraProductsEvent::From
     std::vector<std::string> items;
     for (size_t i = 0; i < a->size(); ++i) {
       const std::string p = reader.Path("providers") + "[" + std::to_string(i) + "]";
-      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.MinLength(1), errors))
+      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.OneOf({"ESO", "MAST", "AAVSO"}), errors))
         items.push_back(std::move(*v));
     }
     value.providers = std::move(items);
@@ -156,7 +156,7 @@ runtime::Parsed<DiscoverSpectraProductsState> DiscoverSpectraProductsState::From
     std::vector<std::string> items;
     for (size_t i = 0; i < a->size(); ++i) {
       const std::string p = reader.Path("providers") + "[" + std::to_string(i) + "]";
-      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.MinLength(1), errors))
+      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.OneOf({"ESO", "MAST", "AAVSO"}), errors))
         items.push_back(std::move(*v));
     }
     value.providers = std::move(items);

@@ -480,8 +480,13 @@ class PlanBuilder {
   // Enters a Map: one item, its carried fields present.
   bool EnterMap(const State& s, PathPlan& p) const {
     if (p.absent.count(s.items_field)) return false;
-    if (!p.doc.contains(s.items_field))
-      p.doc[s.items_field] = Json::array({"item-1"});
+    if (!p.doc.contains(s.items_field)) {
+      // One item of the declared element type (an input event's items may
+      // be an enum: a made-up value would fail BeginJobRun's validation).
+      const Field* items = spec_.FindFieldType(s.items_field);
+      p.doc[s.items_field] = Json::array(
+          {items && items->items ? Sample(*items->items) : Json("item-1")});
+    }
     for (const auto& c : s.carry) {
       if (p.absent.count(c)) return false;
       if (!p.doc.contains(c)) {

@@ -77,10 +77,12 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
   const LogContext log_context{step, binding.facts.schema_version, clock};
   StepLogger step_logger(binding.facts.log_spec, services.log, log_context,
                          &document);
+  // Best effort: a step logs after its writes, and a line must never turn
+  // a completed write into a failure.
   step.log = [&step_logger](std::string_view message,
                             const nlohmann::json& fields) {
-    step_logger.Log(LogLevel::kInfo, message,
-                    nlohmann::ordered_json::parse(fields.dump()));
+    step_logger.LogBestEffort(LogLevel::kInfo, message,
+                              nlohmann::ordered_json::parse(fields.dump()));
   };
   BuiltinContext ctx{step,         binding.facts,   services.store,
                      services.log, services.events, services.random,
@@ -105,21 +107,39 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
           throw TerminalError("'" + state_name + "' is not a Task of " +
                               binding.facts.workflow_name);
         // One line per domain invocation: how it ended, with the fields
-        // known after it (the seeds' required structured log fields).
+        // known after it (the seeds' required structured log fields), the
+        // step dedupe key and, for a Map item, its index: what the Attempt
+        // record holds.
+        nlohmann::ordered_json ids = nlohmann::ordered_json::object();
+        if (document.is_object() && document.contains("map_item_index"))
+          ids["map_item_index"] = document["map_item_index"];
         try {
           nlohmann::json out = binding.dispatch(state_name, document, step);
+          // A step may produce the fields its dedupe key is built from; the
+          // Attempt (recorded after this returns) reads `dedupe` then.
+          if (!dedupe && binding.dedupe_key) {
+            try {
+              dedupe = binding.dedupe_key(state_name, out);
+            } catch (const TerminalError&) {
+              dedupe.reset();
+            }
+          }
+          if (dedupe) ids["step_dedupe_key"] = *dedupe;
           StepLogger done(binding.facts.log_spec, services.log, log_context,
                           &out);
-          done.Log(LogLevel::kInfo, "task succeeded");
+          done.Log(LogLevel::kInfo, "task succeeded", ids);
           return out;
         } catch (const StepError& e) {
-          step_logger.LogBestEffort(
-              e.error_class() == ErrorClass::kRetryable ? LogLevel::kWarn
-                                                        : LogLevel::kError,
-              "task failed",
-              {{"error_classification", e.classification()},
-               {"error_name", e.error_name()},
-               {"cause", e.what()}});
+          ErrorSummary summary = SummarizeException(e, state_name);
+          if (dedupe) ids["step_dedupe_key"] = *dedupe;
+          ids["error_classification"] = summary.classification;
+          ids["error_fingerprint"] = summary.fingerprint;
+          ids["error_name"] = summary.error_name;
+          ids["cause"] = e.what();
+          step_logger.LogBestEffort(e.error_class() == ErrorClass::kRetryable
+                                        ? LogLevel::kWarn
+                                        : LogLevel::kError,
+                                    "task failed", ids);
           throw;
         }
       },

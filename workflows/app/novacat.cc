@@ -55,6 +55,12 @@ using novacat::runtime::asl::AslError;
 
 constexpr int kExitInvalid = 2;
 
+// Text that is not UTF-8 (from a bad input, say) is replaced, so that the
+// output is always one JSON document.
+std::string Dump(const json& value) {
+  return value.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
 std::optional<json> ReadJson(const std::string& path, std::string* error) {
   std::ifstream in(path);
   if (!in) {
@@ -123,7 +129,7 @@ int Simulate(const std::string& definition_path, const std::string& script_path,
       {"states", result.states},
       {"waits", result.waits},
       {"history", novacat::runtime::asl::HistoryToJson(result.history)}};
-  std::fputs((out.dump(2) + "\n").c_str(), stdout);
+  std::fputs((Dump(out) + "\n").c_str(), stdout);
   if (print_history)
     std::fputs(novacat::runtime::asl::FormatHistory(result.history).c_str(),
                stderr);
@@ -217,6 +223,13 @@ int Run(const std::string& workflow, const std::string& input_text,
   const double now = static_cast<double>(std::time(nullptr));
   std::string error;
   std::optional<json> input = ReadInput(input_text, &error);
+  if (input && !input->is_object()) {
+    // An event is an object; anything else would fail inside the
+    // definition's first states, before a JobRun exists.
+    error = std::string("--input is not a JSON object: it is ") +
+            input->type_name();
+    input.reset();
+  }
   if (!input) {
     novacat::workflows::RejectedInput rejected =
         runner.RejectInput(workflow, error, now);
@@ -225,18 +238,32 @@ int Run(const std::string& workflow, const std::string& input_text,
                                {"status", "FAILED"},
                                {"error", error},
                                {"job_run", JobRunJson(rejected.job_run)}}})}};
-    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+    std::fputs((Dump(out) + "\n").c_str(), stdout);
     std::fprintf(stderr, "novacat run: %s\n", error.c_str());
     return kExitInvalid;
   }
   novacat::workflows::RunnerOptions options;
   options.start_time = now;
   options.follow = follow;
-  std::vector<novacat::workflows::WorkflowRun> runs =
-      runner.Run(workflow, *input, options);
+  novacat::workflows::RunReport report = runner.Run(workflow, *input, options);
   json out = {{"runs", json::array()}};
   bool failed = false;
-  for (const auto& run : runs) {
+  if (!report.error.empty()) {
+    // The store or a fixture broke after some runs were made: report them
+    // and why the rest did not run.
+    out["error"] = report.error;
+    std::fprintf(stderr, "novacat run: %s\n", report.error.c_str());
+    failed = true;
+  }
+  if (report.not_run > 0) {
+    out["not_run"] = report.not_run;
+    std::fprintf(stderr,
+                 "novacat run: %d triggered run(s) not started: more than "
+                 "%d runs (an event cycle?)\n",
+                 report.not_run, options.max_runs);
+    failed = true;
+  }
+  for (const auto& run : report.runs) {
     json r = {{"workflow", run.workflow},
               {"execution_arn", run.execution_arn},
               {"status", run.result.status}};
@@ -260,7 +287,7 @@ int Run(const std::string& workflow, const std::string& input_text,
       r["history"] = novacat::runtime::asl::HistoryToJson(run.result.history);
     out["runs"].push_back(r);
   }
-  std::fputs((out.dump(2) + "\n").c_str(), stdout);
+  std::fputs((Dump(out) + "\n").c_str(), stdout);
   return failed ? kExitFailed : 0;
 }
 

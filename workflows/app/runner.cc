@@ -103,12 +103,13 @@ WorkflowRun LocalRunner::RunOne(const std::string& workflow,
   return run;
 }
 
-std::vector<WorkflowRun> LocalRunner::Run(const std::string& workflow,
-                                          const nlohmann::ordered_json& input,
-                                          const RunnerOptions& options) {
+RunReport LocalRunner::Run(const std::string& workflow,
+                           const nlohmann::ordered_json& input,
+                           const RunnerOptions& options) {
   if (!FindWorkflow(workflow))
     throw std::invalid_argument("unknown workflow " + workflow);
-  std::vector<WorkflowRun> runs;
+  RunReport report;
+  std::vector<WorkflowRun>& runs = report.runs;
   // Depth first in publish order: each run's triggered runs come right
   // after it.
   struct Pending {
@@ -121,7 +122,16 @@ std::vector<WorkflowRun> LocalRunner::Run(const std::string& workflow,
   while (!pending.empty() && static_cast<int>(runs.size()) < options.max_runs) {
     Pending next = std::move(pending.front());
     pending.pop_front();
-    WorkflowRun run = RunOne(next.workflow, next.input, clock);
+    WorkflowRun run;
+    try {
+      run = RunOne(next.workflow, next.input, clock);
+    } catch (const std::exception& e) {
+      // Workflow failures are results; this is the store or a client
+      // failing outside any Task (opening, reading the JobRun back).
+      report.error = next.workflow + ": " + e.what();
+      report.not_run = static_cast<int>(pending.size());
+      return report;
+    }
     run.started_by = next.started_by;
     clock = std::max(clock, run.result.end_time);
     if (options.follow) {
@@ -135,7 +145,8 @@ std::vector<WorkflowRun> LocalRunner::Run(const std::string& workflow,
     }
     runs.push_back(std::move(run));
   }
-  return runs;
+  report.not_run = static_cast<int>(pending.size());
+  return report;
 }
 
 RejectedInput LocalRunner::RejectInput(const std::string& workflow,

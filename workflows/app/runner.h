@@ -31,6 +31,17 @@ struct WorkflowRun {
   std::string started_by;
 };
 
+// What one call of LocalRunner::Run did.
+struct RunReport {
+  std::vector<WorkflowRun> runs;  // in the order they ran
+  // Triggered runs not started because options.max_runs was reached.
+  int not_run = 0;
+  // Set when a run could not complete because the store or a client broke
+  // (not a workflow failure, which is a run's status): the runs before it
+  // are in `runs`, nothing after it ran.
+  std::string error;
+};
+
 struct RunnerOptions {
   // Where the virtual clock starts, seconds since the epoch. Each further
   // run (--follow) starts when the previous one ended.
@@ -61,9 +72,9 @@ class LocalRunner {
   // Runs `workflow` (registry.h) on `input`; with options.follow, then the
   // workflows its events start. Throws std::invalid_argument for an
   // unknown workflow (nothing is run or written).
-  std::vector<WorkflowRun> Run(const std::string& workflow,
-                               const nlohmann::ordered_json& input,
-                               const RunnerOptions& options);
+  RunReport Run(const std::string& workflow,
+                const nlohmann::ordered_json& input,
+                const RunnerOptions& options);
 
   // Records that `workflow` was asked to run on `input_text`, which is not
   // JSON (`error` says why): a FAILED JobRun, TERMINAL.

@@ -70,7 +70,7 @@ class EndToEndTest : public ::testing::Test {
     RunnerOptions options;
     options.start_time = start;
     options.follow = follow;
-    return client_->runner.Run(workflow, input, options);
+    return client_->runner.Run(workflow, input, options).runs;
   }
 
   WorkflowRun RunOne(const std::string& workflow, const ojson& input,
@@ -262,8 +262,10 @@ TEST_F(EndToEndTest, TheSameInputTwiceConcurrentlyMakesOneNovaAndOneLaunch) {
       go.arrive_and_wait();
       RunnerOptions options;
       options.start_time = kStart;
-      out = c.runner.Run("initialize_nova", {{"candidate_name", "V1674 Her"}},
-                         options)[0];
+      out = c.runner
+                .Run("initialize_nova", {{"candidate_name", "V1674 Her"}},
+                     options)
+                .runs[0];
     };
     std::thread t1(start, std::ref(a), std::ref(runs[0]));
     std::thread t2(start, std::ref(b), std::ref(runs[1]));
@@ -351,6 +353,19 @@ TEST_F(EndToEndTest, ALaterReferenceNeverMovesTheDiscoveryDateLater) {
   EXPECT_EQ(run.job_run->outcome, "REFRESHED");
   EXPECT_EQ(client_->repository.GetNova(kGkPer)->discovery_date,
             before->discovery_date);
+}
+
+TEST_F(EndToEndTest, FollowStopsAtMaxRunsAndSaysHowManyWereNotStarted) {
+  RunnerOptions options;
+  options.start_time = kStart;
+  options.follow = true;
+  options.max_runs = 2;
+  RunReport report = client_->runner.Run(
+      "initialize_nova", {{"candidate_name", "V1500 Cyg"}}, options);
+  ASSERT_EQ(report.runs.size(), 2u);
+  EXPECT_EQ(report.runs[1].workflow, "ingest_new_nova");
+  EXPECT_EQ(report.not_run, 2);  // refresh_references, discover_...
+  EXPECT_EQ(report.error, "");
 }
 
 TEST_F(EndToEndTest, AnUnknownWorkflowIsRefusedAndNothingRuns) {

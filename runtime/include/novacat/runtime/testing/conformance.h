@@ -30,7 +30,9 @@
 //   - every published event validates against its schema, and its *_id /
 //     *_ids fields hold UUIDs only;
 //   - every log line carries the required fields, and every when-known
-//     field its invocation's document had.
+//     field its invocation's document had; each domain Task's closing line
+//     ("task succeeded" / "task failed") carries the step dedupe key, the
+//     error classification and fingerprint its Attempt record holds.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -288,8 +290,9 @@ inline void RunHostCase(const asl::StateMachine& machine,
                                    inv.ok ? "SUCCEEDED" : "FAILED",
                                    std::nullopt));
   }
-  for (const Attempt& a :
-       run.store().ListAttempts(job.job_run_id, job.nova_id)) {
+  const std::vector<Attempt> attempts =
+      run.store().ListAttempts(job.job_run_id, job.nova_id);
+  for (const Attempt& a : attempts) {
     recorded.push_back(AttemptLabel(a.state_name, a.map_item_index,
                                     a.attempt_number,
                                     AttemptStatusName(a.status), std::nullopt));
@@ -365,11 +368,44 @@ inline void RunHostCase(const asl::StateMachine& machine,
           << f << " missing in " << text;
     }
     EXPECT_EQ(line.value("correlation_id", ""), cid) << text;
+    // The invocation the line is about: state, attempt and Map item (the
+    // host's task lines carry map_item_index; other lines of an item have
+    // no way to say which, so they match the last such invocation).
     const HostRun::Invocation* source = nullptr;
     for (const auto& inv : run.invocations()) {
       if (inv.state == line.value("state_name", "") &&
-          Json(inv.attempt) == line.value("attempt_number", Json()))
+          Json(inv.attempt) == line.value("attempt_number", Json()) &&
+          (!line.contains("map_item_index") ||
+           (inv.item && Json(*inv.item) == line["map_item_index"])))
         source = &inv;
+    }
+    // A domain Task's closing line says what its Attempt record says.
+    const std::string message = line.value("message", "");
+    if (message == "task succeeded" || message == "task failed") {
+      std::optional<int64_t> item;
+      if (line.contains("map_item_index"))
+        item = line["map_item_index"].get<int64_t>();
+      const Attempt* attempt = nullptr;
+      for (const Attempt& a : attempts)
+        if (a.state_name == line.value("state_name", "") &&
+            Json(a.attempt_number) == line.value("attempt_number", Json()) &&
+            a.map_item_index == item)
+          attempt = &a;
+      EXPECT_TRUE(attempt) << "no Attempt for " << text;
+      if (attempt) {
+        EXPECT_EQ(line.value("step_dedupe_key", Json()),
+                  attempt->dedupe_key ? Json(*attempt->dedupe_key) : Json())
+            << text;
+        EXPECT_EQ(line.value("error_fingerprint", Json()),
+                  attempt->error_fingerprint ? Json(*attempt->error_fingerprint)
+                                             : Json())
+            << text;
+        EXPECT_EQ(line.value("error_classification", Json()),
+                  attempt->error_classification
+                      ? Json(*attempt->error_classification)
+                      : Json())
+            << text;
+      }
     }
     if (source && source->document.is_object()) {
       for (const auto& f : spec.when_known) {
