@@ -1033,7 +1033,7 @@ class PlanBuilder {
       s = map.item_states->Find(s->next.target);
     }
     for (int k = 0; k < kQuarantineItems; ++k) {
-      std::string idx = "[" + std::to_string(k) + "]";
+      const std::string idx = fmt::format("[{}]", k);
       if (k == 1) {
         item_attempts.push_back(first->name + idx + "#1:FAILED:QUARANTINE");
         item_states.push_back(first->name);

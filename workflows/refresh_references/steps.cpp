@@ -127,10 +127,9 @@ NormalizeReferenceOutput Steps::NormalizeReference(
   out.source = ref.source;
   out.source_key = ref.source_key;
   // Nullable: null for an undated reference.
-  out.reference_date = Nullable(
-      ref.publication_date
-          ? std::optional<std::string>(ref.publication_date->ToIsoDate())
-          : std::nullopt);
+  std::optional<std::string> date;
+  if (ref.publication_date) date = ref.publication_date->ToIsoDate();
+  out.reference_date = Nullable(date);
   // The canonical partial date and the role are not spec fields and the
   // store has no place for them: they are logged here and re-derived from
   // the candidate by ComputeDiscoveryDate.
