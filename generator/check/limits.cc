@@ -26,17 +26,6 @@ int64_t TaskTimeout(const State& s) {
   return 0;
 }
 
-int MapConcurrency(const WorkflowSpec& spec, const State& s) {
-  int concurrency = 1;
-  if (spec.governance) {
-    if (const ConcurrencyLimit* l =
-            spec.governance->FindConcurrency(s.concurrency))
-      concurrency = l->max;
-  }
-  if (s.max_concurrency) concurrency = *s.max_concurrency;
-  return std::max(concurrency, 1);
-}
-
 WorstCase Longest(const WorkflowSpec& spec, const StateGraph& graph);
 
 Cost StateCost(const WorkflowSpec& spec, const State& s) {

@@ -214,14 +214,7 @@ class AslBuilder {
     // other's Attempts.
     selector["map_item_index.$"] = "$$.Map.Item.Index";
     out["ItemSelector"] = selector;
-    int concurrency = 1;
-    if (spec_.governance) {
-      if (const ConcurrencyLimit* limit =
-              spec_.governance->FindConcurrency(s.concurrency))
-        concurrency = limit->max;
-    }
-    if (s.max_concurrency) concurrency = *s.max_concurrency;
-    out["MaxConcurrency"] = concurrency;
+    out["MaxConcurrency"] = MapConcurrency(spec_, s);
     Json processor;
     processor["ProcessorConfig"] = {{"Mode", "INLINE"}};
     processor["StartAt"] = s.item_states->start;

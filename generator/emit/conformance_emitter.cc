@@ -48,10 +48,9 @@ class PlanBuilder {
     Walk(spec_.graph.start, start, paths, 0);
     // Prefer, for each outcome, a path a valid input can take (a required
     // input field steered absent cannot run through the host).
-    std::stable_sort(
-        paths.begin(), paths.end(), [&](const PathPlan& a, const PathPlan& b) {
-          return HostInput(a).has_value() && !HostInput(b).has_value();
-        });
+    std::stable_partition(paths.begin(), paths.end(), [&](const PathPlan& p) {
+      return HostInput(p).has_value();
+    });
     // Keep a path per outcome and quarantine reason, then paths that take
     // Choice branches not yet taken.
     std::vector<const PathPlan*> chosen;
@@ -94,11 +93,9 @@ class PlanBuilder {
     // Failure classes for every Task on the first success path through it,
     // preferring paths a real input can take (so the case also runs
     // through the host).
-    std::stable_sort(chosen.begin(), chosen.end(),
-                     [&](const PathPlan* a, const PathPlan* b) {
-                       return HostInput(*a).has_value() &&
-                              !HostInput(*b).has_value();
-                     });
+    std::stable_partition(chosen.begin(), chosen.end(), [&](const PathPlan* p) {
+      return HostInput(*p).has_value();
+    });
     std::set<std::string> covered;
     for (const PathPlan* p : chosen) {
       for (const auto& name : p->spec_states) {
@@ -874,20 +871,15 @@ class PlanBuilder {
     }
     std::string key;
     const std::string& t = spec_.idempotency_key;
-    for (size_t i = 0; i < t.size(); ++i) {
-      if (t[i] != '{') {
-        key += t[i];
-        continue;
-      }
-      size_t end = t.find('}', i);
-      if (end == std::string::npos) return std::nullopt;
-      std::string field = t.substr(i + 1, end - i - 1);
-      if (!values.contains(field)) return std::nullopt;
-      const Json& v = values[field];
+    size_t at = 0;
+    for (const Placeholder& ph : Placeholders(t)) {
+      if (!values.contains(ph.name)) return std::nullopt;
+      const Json& v = values[ph.name];
+      key += t.substr(at, ph.offset - at);
       key += v.is_string() ? v.get<std::string>() : v.dump();
-      i = end;
+      at = ph.offset + ph.name.size() + 2;  // past "{name}"
     }
-    return key;
+    return key + t.substr(at);
   }
 
   std::optional<Json> HostForPath(const PathPlan& p) const {
@@ -954,12 +946,7 @@ class PlanBuilder {
     if (tasks.empty()) return;
     // Enough items that every lane is used and one waits: a MaxConcurrency
     // one higher would start them all at once.
-    int concurrency = 1;
-    if (spec_.governance)
-      if (const ConcurrencyLimit* limit =
-              spec_.governance->FindConcurrency(map.concurrency))
-        concurrency = limit->max;
-    if (map.max_concurrency) concurrency = *map.max_concurrency;
+    const int concurrency = MapConcurrency(spec_, map);
     const int kItems = std::clamp(concurrency + 1, 3, 64);
     PathPlan p = base;
     const Field* items_field = spec_.FindFieldType(map.items_field);

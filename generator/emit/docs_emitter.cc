@@ -806,13 +806,7 @@ class ReadmeBuilder {
     mustache::list out;
     for (const auto& s : spec_.graph.states) {
       if (s.type != StateType::kMap) continue;
-      int concurrency = 1;
-      if (spec_.governance) {
-        if (const ConcurrencyLimit* limit =
-                spec_.governance->FindConcurrency(s.concurrency))
-          concurrency = limit->max;
-      }
-      if (s.max_concurrency) concurrency = *s.max_concurrency;
+      const int concurrency = MapConcurrency(spec_, s);
       std::string item = CellCode(s.item_name);
       item += fmt::format(" ({})", FieldKindName(s.item_kind));
       std::string failure;

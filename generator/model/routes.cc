@@ -1,5 +1,7 @@
 #include "model/routes.h"
 
+#include <algorithm>
+
 #include <deque>
 
 namespace novacat {
@@ -201,6 +203,17 @@ std::vector<Placeholder> Placeholders(const std::string& key_template) {
     at = close + 1;
   }
   return out;
+}
+
+int MapConcurrency(const WorkflowSpec& spec, const State& map) {
+  int concurrency = 1;
+  if (spec.governance) {
+    if (const ConcurrencyLimit* limit =
+            spec.governance->FindConcurrency(map.concurrency))
+      concurrency = limit->max;
+  }
+  if (map.max_concurrency) concurrency = *map.max_concurrency;
+  return std::max(concurrency, 1);
 }
 
 }  // namespace novacat

@@ -79,4 +79,8 @@ struct Placeholder {
 };
 std::vector<Placeholder> Placeholders(const std::string& key_template);
 
+// A Map's MaxConcurrency: its `max_concurrency`, else its governance
+// concurrency class's `max`, else 1 (never less than 1).
+int MapConcurrency(const WorkflowSpec& spec, const State& map);
+
 }  // namespace novacat

@@ -32,18 +32,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "novacat/domain/references.h"
-#include "novacat/domain/resolver.h"
-#include "novacat/domain/spectra.h"
+#include "fixture_world.h"
 #include "novacat/runtime/asl/asl_error.h"
 #include "novacat/runtime/asl/executor.h"
 #include "novacat/runtime/asl/script.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/log.h"
-#include "novacat/store/repository.h"
 #include "novacat/store/sqlite_table.h"
-#include "novacat/store/table_record_store.h"
 #include "registry.h"
 #include "runner.h"
 #include "seed.h"
@@ -167,22 +163,10 @@ json JobRunJson(const novacat::runtime::JobRun& run) {
 // The SQLite store and the fixture clients `run` and `seed` work on.
 struct World {
   World(const std::string& db, const std::filesystem::path& fixtures)
-      : table(db),
-        records(table),
-        repository(table),
-        resolver(fixtures / "resolver" / "names.json"),
-        providers(fixtures / "providers"),
-        references(fixtures / "references"),
-        random(std::random_device{}()),
-        env{repository, resolver, providers, references, random} {}
+      : table(db), fixture(table, fixtures, random) {}
   novacat::store::SqliteTable table;
-  novacat::store::TableRecordStore records;
-  novacat::store::Repository repository;
-  novacat::domain::FixtureResolver resolver;
-  novacat::domain::FixtureProvider providers;
-  novacat::domain::FixtureReferenceSource references;
-  novacat::runtime::SeededRandom random;
-  novacat::workflows::Environment env;
+  novacat::runtime::SystemRandom random;
+  novacat::workflows::FixtureWorld fixture;
 };
 
 std::unique_ptr<World> OpenWorld(const std::string& db,
@@ -218,8 +202,8 @@ int Run(const std::string& workflow, const std::string& input_text,
   std::unique_ptr<World> world = OpenWorld(db, fixtures, "run");
   if (!world) return kExitInvalid;
   novacat::runtime::StderrSink log;
-  novacat::workflows::LocalRunner runner(world->env, world->records, log,
-                                         world->random);
+  novacat::workflows::LocalRunner runner(
+      world->fixture.env, world->fixture.records, log, world->random);
   const double now = static_cast<double>(std::time(nullptr));
   std::string error;
   std::optional<json> input = ReadInput(input_text, &error);
@@ -295,7 +279,7 @@ int Seed(const std::string& db, const std::string& fixtures) {
   std::unique_ptr<World> world = OpenWorld(db, fixtures, "seed");
   if (!world) return kExitInvalid;
   int count = novacat::workflows::SeedFixtureNovae(
-      world->repository,
+      world->fixture.repository,
       std::filesystem::path(fixtures) / "novae" / "existing.json",
       static_cast<int64_t>(std::time(nullptr)));
   std::printf("seeded %d novae into %s\n", count, db.c_str());

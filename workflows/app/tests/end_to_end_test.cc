@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "fixture_world.h"
 #include "novacat/domain/references.h"
 #include "novacat/domain/resolver.h"
 #include "novacat/domain/spectra.h"
@@ -35,23 +36,13 @@ constexpr double kDay = 86400;
 // One client of the store: its own fixture clients (their throttle
 // counters are per instance) over a shared table.
 struct Client {
-  explicit Client(store::Table& table, uint64_t seed)
-      : records(table),
-        repository(table),
-        resolver("fixtures/resolver/names.json"),
-        providers("fixtures/providers"),
-        references("fixtures/references"),
-        random(seed),
-        env{repository, resolver, providers, references, random},
-        runner(env, records, log, random) {}
+  Client(store::Table& table, uint64_t seed)
+      : random(seed),
+        world(table, "fixtures", random),
+        runner(world.env, world.records, log, random) {}
 
-  store::TableRecordStore records;
-  store::Repository repository;
-  domain::FixtureResolver resolver;
-  domain::FixtureProvider providers;
-  domain::FixtureReferenceSource references;
   runtime::SeededRandom random;
-  Environment env;
+  FixtureWorld world;
   runtime::CaptureSink log;
   LocalRunner runner;
 };
@@ -61,7 +52,7 @@ class EndToEndTest : public ::testing::Test {
   EndToEndTest() : table_(":memory:") {
     table_.EnsureCreated();
     client_ = std::make_unique<Client>(table_, 7);
-    SeedFixtureNovae(client_->repository, "fixtures/novae/existing.json",
+    SeedFixtureNovae(client_->world.repository, "fixtures/novae/existing.json",
                      static_cast<int64_t>(kStart));
   }
 
@@ -101,7 +92,7 @@ class EndToEndTest : public ::testing::Test {
     for (const char* name :
          {"V1500 CYG", "GK PER", "NOVA PER 1901", "V1674 HER", "V1405 CAS",
           "TCP J21113658+4809030", "NOVA CYG 1975"})
-      for (const auto& id : client_->repository.ResolveName(name))
+      for (const auto& id : client_->world.repository.ResolveName(name))
         ids.insert(id);
     return ids;
   }
@@ -109,8 +100,8 @@ class EndToEndTest : public ::testing::Test {
   std::vector<std::string> Attempts(const WorkflowRun& run,
                                     const std::string& state) {
     std::vector<std::string> out;
-    for (const auto& a : client_->records.ListAttempts(run.job_run->job_run_id,
-                                                       run.job_run->nova_id))
+    for (const auto& a : client_->world.records.ListAttempts(
+             run.job_run->job_run_id, run.job_run->nova_id))
       if (a.state_name == state)
         out.push_back(std::to_string(a.attempt_number) + ":" +
                       runtime::AttemptStatusName(a.status) + ":" +
@@ -141,9 +132,9 @@ TEST_F(EndToEndTest, NewClassicalNovaIsCreatedWithItsAliasAndLaunched) {
   ASSERT_EQ(EventNames(run), std::vector<std::string>{"ingest_new_nova"});
   const std::string nova_id = run.events[0].event["nova_id"];
   EXPECT_TRUE(runtime::IsUuidV4(nova_id)) << nova_id;
-  EXPECT_EQ(client_->repository.ResolveName("V1674 HER"),
+  EXPECT_EQ(client_->world.repository.ResolveName("V1674 HER"),
             std::vector<std::string>{nova_id});
-  std::optional<store::Nova> nova = client_->repository.GetNova(nova_id);
+  std::optional<store::Nova> nova = client_->world.repository.GetNova(nova_id);
   ASSERT_TRUE(nova);
   EXPECT_EQ(nova->primary_name, "V1674 Her");
   EXPECT_EQ(nova->normalized_name, "V1674 HER");
@@ -157,7 +148,7 @@ TEST_F(EndToEndTest, CoordinatesWithin2ArcsecAddAnAliasToTheStoredNova) {
   EXPECT_EQ(run.job_run->outcome, "EXISTS_AND_LAUNCHED");
   ASSERT_EQ(EventNames(run), std::vector<std::string>{"ingest_new_nova"});
   EXPECT_EQ(run.events[0].event["nova_id"], kV1500Cyg);
-  EXPECT_EQ(client_->repository.ResolveName("TCP J21113658+4809030"),
+  EXPECT_EQ(client_->world.repository.ResolveName("TCP J21113658+4809030"),
             std::vector<std::string>{kV1500Cyg});
   EXPECT_EQ(NovaIds(), before);
 }
@@ -172,7 +163,8 @@ TEST_F(EndToEndTest, Coordinates5ArcsecAwayAreQuarantined) {
   EXPECT_EQ(run.result.output.value("quarantine_reason", ""),
             "coordinate_match_ambiguous");
   EXPECT_TRUE(run.events.empty());
-  EXPECT_TRUE(client_->repository.ResolveName("TCP J21113658+4809070").empty());
+  EXPECT_TRUE(
+      client_->world.repository.ResolveName("TCP J21113658+4809070").empty());
 }
 
 TEST_F(EndToEndTest, NotANovaEndsNotFoundAndPublishesNothing) {
@@ -226,8 +218,8 @@ TEST_F(EndToEndTest, MissingCandidateNameFailsTerminalAndWritesOnlyTheJobRun) {
   EXPECT_TRUE(run.events.empty());
   EXPECT_EQ(NovaIds(), novae);
   // Only the failure handlers ran after BeginJobRun rejected the input.
-  for (const auto& a : client_->records.ListAttempts(run.job_run->job_run_id,
-                                                     run.job_run->nova_id))
+  for (const auto& a : client_->world.records.ListAttempts(
+           run.job_run->job_run_id, run.job_run->nova_id))
     EXPECT_TRUE(a.state_name == "TerminalFailHandler" ||
                 a.state_name == "FinalizeJobRunFailed")
         << a.state_name;
@@ -241,7 +233,7 @@ TEST_F(EndToEndTest, TheSameInputTwiceInOneBucketMakesOneNovaAndOneLaunch) {
   EXPECT_EQ(first.job_run->outcome, "CREATED_AND_LAUNCHED");
   EXPECT_EQ(second.job_run->outcome, "DUPLICATE_SKIPPED");
   EXPECT_TRUE(second.events.empty());
-  EXPECT_EQ(client_->repository.ResolveName("V1674 HER").size(), 1u);
+  EXPECT_EQ(client_->world.repository.ResolveName("V1674 HER").size(), 1u);
 }
 
 TEST_F(EndToEndTest, TheSameInputTwiceConcurrentlyMakesOneNovaAndOneLaunch) {
@@ -281,7 +273,7 @@ TEST_F(EndToEndTest, TheSameInputTwiceConcurrentlyMakesOneNovaAndOneLaunch) {
     EXPECT_EQ(outcomes, (std::multiset<std::string>{"CREATED_AND_LAUNCHED",
                                                     "DUPLICATE_SKIPPED"}));
     EXPECT_EQ(launches, 1u);
-    EXPECT_EQ(a.repository.ResolveName("V1674 HER").size(), 1u);
+    EXPECT_EQ(a.world.repository.ResolveName("V1674 HER").size(), 1u);
   }
   std::filesystem::remove(db);
   std::filesystem::remove(db.string() + "-wal");
@@ -307,7 +299,8 @@ TEST_F(EndToEndTest, OneNameFollowsThroughIngestToReferencesAndDiscovery) {
   EXPECT_EQ(runs[1].started_by, "initialize_nova");
   EXPECT_EQ(runs[2].started_by, "ingest_new_nova");
   // refresh_references dated the nova from its earliest credible reference.
-  std::optional<store::Nova> nova = client_->repository.GetNova(kV1500Cyg);
+  std::optional<store::Nova> nova =
+      client_->world.repository.GetNova(kV1500Cyg);
   ASSERT_TRUE(nova);
   EXPECT_EQ(nova->discovery_date, "1975-08-30");
   EXPECT_EQ(nova->ingest_status, "LAUNCHED");
@@ -346,12 +339,12 @@ TEST_F(EndToEndTest,
 }
 
 TEST_F(EndToEndTest, ALaterReferenceNeverMovesTheDiscoveryDateLater) {
-  std::optional<store::Nova> before = client_->repository.GetNova(kGkPer);
+  std::optional<store::Nova> before = client_->world.repository.GetNova(kGkPer);
   ASSERT_TRUE(before && before->discovery_date);
   WorkflowRun run = RunOne("refresh_references", {{"nova_id", kGkPer}});
   ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
   EXPECT_EQ(run.job_run->outcome, "REFRESHED");
-  EXPECT_EQ(client_->repository.GetNova(kGkPer)->discovery_date,
+  EXPECT_EQ(client_->world.repository.GetNova(kGkPer)->discovery_date,
             before->discovery_date);
 }
 
