@@ -58,7 +58,7 @@ function(novacat_add_workflow)
     add_executable(conformance_${W_NAME}
       "${out}/${W_NAME}/${W_NAME}_conformance_test.cpp")
     target_link_libraries(conformance_${W_NAME} PRIVATE
-      novacat_workflow_${W_NAME} GTest::gtest_main)
+      novacat_workflow_${W_NAME} novacat_testing GTest::gtest_main)
     target_compile_definitions(conformance_${W_NAME} PRIVATE
       "NOVACAT_${upper}_ASL=\"${out}/${W_NAME}/statemachine.asl.json\"")
     gtest_discover_tests(conformance_${W_NAME})

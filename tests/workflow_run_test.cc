@@ -10,6 +10,7 @@
 
 #include "annotate_nova/annotate_nova.hpp"
 #include "annotate_nova/steps.hpp"
+#include "novacat/runtime/asl/task_handler.h"
 #include "novacat/runtime/host.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/log.h"

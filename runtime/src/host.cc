@@ -1,8 +1,5 @@
 #include "novacat/runtime/host.h"
 
-#include <cmath>
-
-#include "novacat/runtime/asl/asl_error.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/log.h"
 
@@ -23,6 +20,12 @@ int64_t RequireInteger(const nlohmann::json& document, std::string_view field) {
     throw TerminalError("$." + std::string(field) +
                         ": is required (an integer) to build a key");
   return it->get<int64_t>();
+}
+
+InvocationError DescribeFailure(const std::exception& error) {
+  if (const auto* step = dynamic_cast<const StepError*>(&error))
+    return {step->error_name(), step->what()};
+  return {TerminalError("").error_name(), error.what()};
 }
 
 namespace {
@@ -56,7 +59,8 @@ nlohmann::json RunBuiltin(const BuiltinState& b, const nlohmann::json& doc,
 
 nlohmann::json HandleInvocation(const WorkflowBinding& binding,
                                 HostServices& services,
-                                const nlohmann::json& payload, int64_t now) {
+                                const nlohmann::json& payload, int64_t now,
+                                std::function<int64_t()> remaining_ms) {
   if (!payload.is_object() || !payload.contains("state_name") ||
       !payload.contains("state"))
     throw TerminalError("the invocation payload lacks state_name or state");
@@ -71,6 +75,7 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
       document["correlation_id"].is_string())
     step.correlation_id = document["correlation_id"];
   step.now = now;
+  step.remaining_ms = std::move(remaining_ms);
   auto clock = [now] { return now; };
   // Domain steps log through the context: each line carries the required
   // fields and the when-known ones of the document they were given.
@@ -144,26 +149,6 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
         }
       },
       dedupe);
-}
-
-asl::TaskHandler MakeTaskHandler(const WorkflowBinding& binding,
-                                 HostServices& services) {
-  return [&binding, &services](const asl::TaskInvocation& call) {
-    nlohmann::json payload = nlohmann::json::parse(
-        call.input.value("Payload", nlohmann::ordered_json::object()).dump());
-    asl::TaskOutcome outcome;
-    try {
-      nlohmann::json result =
-          HandleInvocation(binding, services, payload,
-                           static_cast<int64_t>(std::floor(call.now)));
-      outcome.result = nlohmann::ordered_json::parse(result.dump());
-    } catch (const StepError& e) {
-      throw asl::AslError(e.error_name(), e.what());
-    } catch (const std::exception& e) {
-      throw asl::AslError("TerminalError", e.what());
-    }
-    return outcome;
-  };
 }
 
 }  // namespace novacat::runtime

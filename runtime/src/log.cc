@@ -30,11 +30,11 @@ bool IsReserved(std::string_view key) {
 
 }  // namespace
 
-void StderrSink::Write(const std::string& line) {
+void StreamSink::Write(const std::string& line) {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::fwrite(line.data(), 1, line.size(), stderr);
-  std::fputc('\n', stderr);
-  std::fflush(stderr);
+  std::fwrite(line.data(), 1, line.size(), stream_);
+  std::fputc('\n', stream_);
+  std::fflush(stream_);
 }
 
 void CaptureSink::Write(const std::string& line) {

@@ -117,13 +117,13 @@ struct World {
   explicit World(WorkflowFacts f) : facts(std::move(f)) {}
 
   BuiltinContext Ctx(const std::string& state_name, int attempt = 1) {
-    StepContext step{facts.workflow_name, state_name, kArn, attempt, "", 0, {}};
+    StepContext step{facts.workflow_name, state_name, kArn, attempt, "", 0, {}, {}};
     return BuiltinContext{
         step, facts, store, log, bus, random, [this] { return clock; }};
   }
   StepContext Step(const std::string& state_name, int attempt = 1) {
     return StepContext{
-        facts.workflow_name, state_name, kArn, attempt, "", 0, {}};
+        facts.workflow_name, state_name, kArn, attempt, "", 0, {}, {}};
   }
   AttemptRecorder Recorder() {
     return AttemptRecorder(store, facts, [this] { return clock; });
@@ -850,7 +850,7 @@ TEST(AttemptRecorderTest, StoreFailuresNeverMaskTheTasksError) {
   AttemptRecorder recorder(store, facts, [] { return kNow; });
   json state = {{"nova_id", kNova}, {"job_run_id", kU1}};
   StepContext step{
-      "discover_spectra_products", "S", kArn, 1, kCorrelation, 0, {}};
+      "discover_spectra_products", "S", kArn, 1, kCorrelation, 0, {}, {}};
   EXPECT_EQ(What([&] {
               recorder.Run(step, state,
                            []() -> json { throw TerminalError("bad row"); });

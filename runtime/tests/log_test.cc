@@ -221,12 +221,20 @@ TEST(StepLoggerTest, InvalidUtf8IsReplacedNotLost) {
       << sink.lines()[0];
 }
 
-TEST(StderrSinkTest, OneLinePerWrite) {
-  StderrSink sink;
+TEST(StreamSinkTest, OneLinePerWriteOnStderr) {
+  StreamSink sink(stderr);
   testing::internal::CaptureStderr();
   sink.Write(R"({"a":1})");
   sink.Write(R"({"b":2})");
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "{\"a\":1}\n{\"b\":2}\n");
+}
+
+TEST(StreamSinkTest, OneLinePerWriteOnStdout) {
+  StreamSink sink(stdout);
+  testing::internal::CaptureStdout();
+  sink.Write(R"({"a":1})");
+  sink.Write(R"({"b":2})");
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "{\"a\":1}\n{\"b\":2}\n");
 }
 
 }  // namespace

@@ -201,7 +201,7 @@ int Run(const std::string& workflow, const std::string& input_text,
   }
   std::unique_ptr<World> world = OpenWorld(db, fixtures, "run");
   if (!world) return kExitInvalid;
-  novacat::runtime::StderrSink log;
+  novacat::runtime::StreamSink log(stderr);
   novacat::workflows::LocalRunner runner(
       world->fixture.env, world->fixture.records, log, world->random);
   const double now = static_cast<double>(std::time(nullptr));

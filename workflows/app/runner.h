@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "novacat/runtime/asl/executor.h"
+#include "novacat/runtime/asl/task_handler.h"
 #include "novacat/runtime/builtins.h"
 #include "novacat/runtime/log.h"
 #include "novacat/runtime/store.h"

@@ -3,26 +3,20 @@
 // server), and dynalite specifics.
 #include "novacat/store/dynamodb_table.h"
 
-#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <limits>
-#include <mutex>
-#include <thread>
 
 #include "dynalite.h"
+#include "fake_http_server.h"
 #include "store_test_util.h"
 
 namespace novacat::store::testing {
 namespace {
 
+using novacat::testing::FakeServer;
 using nlohmann::json;
 using runtime::RetryableError;
 using runtime::StepError;
@@ -121,118 +115,6 @@ TEST(DynamoDbJsonTest, RendersConditionsWithPlaceholders) {
       ":v1": {"S": "FAILED_RETRYABLE"}, ":v2": {"N": "1700"},
       ":v3": {"NULL": true}})js"));
 }
-
-// --- A scripted HTTP server: one canned answer per request, in order ---
-
-class FakeServer {
- public:
-  enum class Mode { kAnswer, kHang, kReset };
-  struct Answer {
-    int status = 200;
-    std::string body;
-    Mode mode = Mode::kAnswer;
-  };
-
-  explicit FakeServer(std::vector<Answer> answers)
-      : answers_(std::move(answers)) {
-    listener_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    bind(listener_, reinterpret_cast<sockaddr*>(&address), size);
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &size);
-    port_ = ntohs(address.sin_port);
-    listen(listener_, 8);
-    thread_ = std::thread([this] { Serve(); });
-  }
-  ~FakeServer() {
-    stop_ = true;
-    thread_.join();
-    close(listener_);
-  }
-
-  std::string endpoint() const {
-    return "http://127.0.0.1:" + std::to_string(port_);
-  }
-  // Each request as received: head (request line and headers) and body.
-  std::vector<std::pair<std::string, std::string>> requests() {
-    std::lock_guard lock(mutex_);
-    return requests_;
-  }
-
- private:
-  // Waits until `fd` is readable or the server stops.
-  bool Readable(int fd) {
-    while (!stop_) {
-      pollfd p{fd, POLLIN, 0};
-      if (poll(&p, 1, 20) > 0) return true;
-    }
-    return false;
-  }
-  void Serve() {
-    size_t next = 0;
-    while (next < answers_.size() && Readable(listener_)) {
-      int fd = accept(listener_, nullptr, nullptr);
-      if (fd < 0) continue;
-      std::string buffer;
-      while (next < answers_.size()) {
-        // One request: the head, then Content-Length bytes of body.
-        size_t head_end;
-        while ((head_end = buffer.find("\r\n\r\n")) == std::string::npos) {
-          if (!Read(fd, buffer)) break;
-        }
-        if (head_end == std::string::npos) break;
-        std::string head = buffer.substr(0, head_end);
-        size_t length = 0;
-        if (size_t at = head.find("Content-Length: "); at != std::string::npos)
-          length = std::stoul(head.substr(at + 16));
-        while (buffer.size() < head_end + 4 + length) {
-          if (!Read(fd, buffer)) break;
-        }
-        {
-          std::lock_guard lock(mutex_);
-          requests_.emplace_back(head, buffer.substr(head_end + 4, length));
-        }
-        buffer.erase(0, head_end + 4 + length);
-        const Answer& answer = answers_[next++];
-        if (answer.mode == Mode::kHang) {
-          while (Readable(fd) && Read(fd, buffer)) {
-          }
-          break;
-        }
-        if (answer.mode == Mode::kReset) {
-          linger hard{1, 0};  // close with RST
-          setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
-          break;
-        }
-        std::string response =
-            "HTTP/1.1 " + std::to_string(answer.status) +
-            " Status\r\nContent-Type: application/x-amz-json-1.0\r\n"
-            "Content-Length: " +
-            std::to_string(answer.body.size()) + "\r\n\r\n" + answer.body;
-        if (write(fd, response.data(), response.size()) < 0) break;
-      }
-      close(fd);
-    }
-  }
-  bool Read(int fd, std::string& buffer) {
-    if (!Readable(fd)) return false;
-    char chunk[4096];
-    ssize_t n = read(fd, chunk, sizeof chunk);
-    if (n <= 0) return false;
-    buffer.append(chunk, n);
-    return true;
-  }
-
-  std::vector<Answer> answers_;
-  int listener_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::mutex mutex_;
-  std::vector<std::pair<std::string, std::string>> requests_;
-  std::thread thread_;
-};
 
 DynamoDbOptions FakeOptions(const std::string& endpoint) {
   DynamoDbOptions options;

@@ -16,7 +16,6 @@
 #include <string_view>
 #include <vector>
 
-#include "novacat/runtime/asl/executor.h"
 #include "novacat/runtime/builtins.h"
 #include "novacat/runtime/step_context.h"
 
@@ -48,8 +47,9 @@ struct WorkflowBinding {
       dedupe_key;
 };
 
-// Where records, logs and events go. The clock comes from the executor
-// (its virtual time) when the handler runs under it.
+// Where records, logs and events go. The clock is the caller's: the
+// executor's virtual time locally (asl/task_handler.h), the wall clock in
+// Lambda (lambda/runtime_api.h).
 struct HostServices {
   RecordStore& store;
   LogSink& log;
@@ -59,15 +59,23 @@ struct HostServices {
 
 // Runs one invocation: `payload` is the Lambda Payload the generated ASL
 // builds. Returns the new state document; throws StepError subclasses.
-nlohmann::json HandleInvocation(const WorkflowBinding& binding,
-                                HostServices& services,
-                                const nlohmann::json& payload, int64_t now);
+// `now` is the invocation's time (seconds since the epoch); `remaining_ms`
+// becomes StepContext::remaining_ms (unset: unbounded).
+nlohmann::json HandleInvocation(
+    const WorkflowBinding& binding, HostServices& services,
+    const nlohmann::json& payload, int64_t now,
+    std::function<int64_t()> remaining_ms = nullptr);
 
-// The executor's TaskHandler for a workflow: lambda:invoke Tasks go to
-// HandleInvocation at the executor's virtual time; errors become AslErrors
-// named as Lambda names them.
-asl::TaskHandler MakeTaskHandler(const WorkflowBinding& binding,
-                                 HostServices& services);
+// How a failed invocation is reported, locally and by Lambda alike: the
+// error name Retry and Catch match (the Lambda errorType: RetryableError,
+// TerminalError or QuarantineError for a StepError) and its message. Any
+// exception that is not a StepError is a TerminalError with its message:
+// a bug fails the run once, it never becomes a crash loop of retries.
+struct InvocationError {
+  std::string error_type;
+  std::string message;
+};
+InvocationError DescribeFailure(const std::exception& error);
 
 // Reads a string field of a state document for a key builder; TerminalError
 // when it is missing or not a string.

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -34,13 +35,17 @@ class LogSink {
   virtual void Write(const std::string& line) = 0;
 };
 
-// Writes each line and a newline to stderr (CloudWatch in Lambda).
-class StderrSink : public LogSink {
+// Writes each line and a newline to a stream, flushed per line: stdout in
+// Lambda (CloudWatch keeps one record per line), stderr under `novacat run`
+// (its stdout is the JSON report). Whole lines even from several threads.
+class StreamSink : public LogSink {
  public:
+  explicit StreamSink(std::FILE* stream) : stream_(stream) {}
   void Write(const std::string& line) override;
 
  private:
   std::mutex mutex_;
+  std::FILE* stream_;
 };
 
 // Keeps the lines, for tests.

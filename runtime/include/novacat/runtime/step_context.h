@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -25,6 +26,16 @@ struct StepContext {
   // by the host; a no-op when unset (unit tests of step logic).
   std::function<void(std::string_view message, const nlohmann::json& fields)>
       log;
+  // Milliseconds left before Lambda stops this invocation (its Runtime
+  // API deadline), set by the Lambda handler; unset under the local
+  // executor, where TimeoutSeconds runs on the virtual clock instead. A
+  // step with long work checks RemainingMs() and gives up with a
+  // RetryableError while it can still report one.
+  std::function<int64_t()> remaining_ms;
+
+  int64_t RemainingMs() const {
+    return remaining_ms ? remaining_ms() : std::numeric_limits<int64_t>::max();
+  }
 
   void Log(std::string_view message,
            const nlohmann::json& fields = nlohmann::json::object()) const {

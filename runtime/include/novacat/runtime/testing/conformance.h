@@ -53,6 +53,7 @@
 #include "novacat/runtime/asl/script.h"
 #include "novacat/runtime/builtins.h"
 #include "novacat/runtime/errors.h"
+#include "novacat/runtime/asl/task_handler.h"
 #include "novacat/runtime/host.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/json_reader.h"
