@@ -36,6 +36,14 @@ label = json.load(open(f"{out}/schemas/events/hostile_input/latest.json",
 assert label == ['say "hi"', "back\\slash", "it's", "{{x}}", "a-->b", "Δ"], label
 print("json ok")
 PY
+# The stack embeds the definition through Fn::Sub with the hostile "${"
+# text escaped; cfn-lint must accept it.
+if command -v cfn-lint >/dev/null; then
+  cfn-lint "$work/out/stack.template.json" ||
+    fail "cfn-lint rejects the hostile stack"
+else
+  fail "cfn-lint not found"
+fi
 if [ -f "$work/out/hostile_text/statemachine.dot" ]; then
   dot -Tsvg "$work/out/hostile_text/statemachine.dot" -o "$work/graph.svg" ||
     fail "dot cannot render the hostile diagram"

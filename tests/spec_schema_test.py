@@ -276,10 +276,32 @@ INVALID_SPECS = [
          "states/Work/timeout"),
     Case("minimum: nan", MINIMAL + "data:\n  ratio: {type: number, minimum: nan}\n",
          "data/ratio"),
+    Case("schedule with a plural unit for a rate of 1",
+         MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {expression: rate(1 days), "
+         "input: {nova_id: 4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b}}\n",
+         "triggers/0/schedule/expression"),
+    Case("cron schedule with five fields",
+         MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {expression: 'cron(0 3 * * ?)'}\n",
+         "triggers/0/schedule/expression"),
+    Case("schedule on a manual trigger",
+         MINIMAL + "triggers:\n  - kind: manual\n    schedule: {expression: rate(1 day)}\n",
+         "triggers/0"),
+    Case("schedule without expression",
+         MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {input: {}}\n",
+         "triggers/0/schedule"),
+    Case("schedule with an unknown key",
+         MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {expression: rate(1 day), "
+         "inputs: {}}\n", "triggers/0/schedule"),
 ]
 
 VALID_SPECS = [
     Case("the minimal spec", MINIMAL),
+    Case("scheduled triggers with a cron and a rate schedule",
+         MINIMAL + "triggers:\n  - kind: scheduled\n    schedule:\n"
+         "      expression: 'cron(0 3 ? * MON-FRI *)'\n"
+         "      input: {nova_id: 4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b}\n"
+         "  - kind: scheduled\n    schedule: {expression: rate(12 hours), "
+         "input: {nova_id: 4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b}}\n"),
     Case("enum values YES/NO/on/off stay strings",
          MINIMAL + "data:\n  status: {type: string, enum: [YES, NO, on, off]}\n"),
     Case("Choice with a default mapping and nested conditions",
@@ -368,9 +390,11 @@ def expect(validator, kind, case, valid):
            f"expected an error at '{case.at}', got:\n{describe(errors)}")
 
 
-# Rule ids the loader reports (the checker's rules need a complete workflow).
+# Rule ids the loader reports (the checker's rules need a complete workflow),
+# and the checker's schedule rules, which need no more than MINIMAL has.
 LOADER_RULES = {"yaml-syntax", "unknown-key", "wrong-type", "duplicate-key", "missing-key",
-                "unknown-builtin", "unknown-preset", "unbounded-retry"}
+                "unknown-builtin", "unknown-preset", "unbounded-retry",
+                "schedule-expression", "schedule-input", "schedule-trigger-kind"}
 
 
 def loader_rules(generator, spec_text, governance_text):

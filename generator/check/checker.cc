@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "check/backoff.h"
@@ -56,6 +57,7 @@ class SpecChecker {
     CheckEvents();
     CheckLogging();
     CheckScenarios();
+    CheckSchedules();
   }
 
  private:
@@ -1152,6 +1154,129 @@ class SpecChecker {
                (f.enum_values.empty() ||
                 std::find(f.enum_values.begin(), f.enum_values.end(),
                           value.get<std::string>()) != f.enum_values.end());
+    }
+  }
+
+  // A schedule expression as EventBridge Scheduler takes it: "" when
+  // valid, else what is wrong.
+  static std::string ScheduleExpressionProblem(const std::string& e) {
+    auto inside = [&](const char* prefix) -> std::optional<std::string> {
+      const std::string p(prefix);
+      if (e.size() < p.size() + 1 || e.compare(0, p.size(), p) != 0 ||
+          e.back() != ')')
+        return std::nullopt;
+      return e.substr(p.size(), e.size() - p.size() - 1);
+    };
+    if (auto body = inside("rate(")) {
+      const size_t space = body->find(' ');
+      const std::string n = body->substr(0, space);
+      const std::string unit =
+          space == std::string::npos ? "" : body->substr(space + 1);
+      if (n.empty() || n.size() > 9 ||
+          n.find_first_not_of("0123456789") != std::string::npos || n[0] == '0')
+        return "the rate must be a positive whole number, e.g. rate(1 day)";
+      static const std::set<std::string> kUnits = {"minute", "minutes", "hour",
+                                                   "hours",  "day",     "days"};
+      if (!kUnits.count(unit))
+        return "the unit must be minute(s), hour(s) or day(s)";
+      const bool one = n == "1";
+      if (one != (unit.back() != 's'))
+        return one ? "a rate of 1 takes a singular unit (rate(1 " +
+                         unit.substr(0, unit.size() - 1) + "))"
+                   : "a rate above 1 takes a plural unit (rate(" + n + " " +
+                         unit + "s))";
+      return "";
+    }
+    if (auto body = inside("cron(")) {
+      std::vector<std::string> fields;
+      size_t start = 0;
+      while (start <= body->size()) {
+        size_t end = body->find(' ', start);
+        if (end == std::string::npos) end = body->size();
+        fields.push_back(body->substr(start, end - start));
+        start = end + 1;
+      }
+      if (fields.size() != 6)
+        return fmt::format(
+            "cron takes 6 fields separated by single spaces (minutes hours "
+            "day-of-month month day-of-week year), got {}",
+            fields.size());
+      for (const auto& f : fields) {
+        if (f.empty() || f.find_first_not_of("0123456789abcdefghijklmnopqrstu"
+                                             "vwxyzABCDEFGHIJKLMNOPQRSTUVWXY"
+                                             "Z,-*/?#") != std::string::npos)
+          return fmt::format(
+              "cron field '{}' has a character cron does not "
+              "take",
+              f);
+      }
+      if ((fields[2] == "?") == (fields[4] == "?"))
+        return "exactly one of day-of-month and day-of-week must be '?'";
+      return "";
+    }
+    return "write rate(<n> minute|minutes|hour|hours|day|days) or "
+           "cron(<minutes> <hours> <day-of-month> <month> <day-of-week> "
+           "<year>)";
+  }
+
+  // A `scheduled` trigger's schedule: its expression's syntax and its input
+  // against the workflow's input event. Without one nothing starts the
+  // workflow in AWS: a warning, since a per-nova refresh has no fixed input.
+  void CheckSchedules() {
+    for (const auto& t : spec_.triggers) {
+      if (!t.schedule) {
+        if (t.kind == "scheduled")
+          sink_.Warning(t.location, "schedule-missing",
+                        fmt::format("the scheduled trigger of '{}' has no "
+                                    "schedule: nothing starts it when "
+                                    "deployed; add schedule: {{expression, "
+                                    "input}}",
+                                    spec_.workflow));
+        continue;
+      }
+      const Schedule& sc = *t.schedule;
+      if (t.kind != "scheduled") {
+        Error(sc.location, "schedule-trigger-kind",
+              fmt::format("only a 'scheduled' trigger has a schedule; this "
+                          "trigger is '{}'",
+                          t.kind));
+        continue;
+      }
+      if (!sc.expression.empty()) {
+        std::string problem = ScheduleExpressionProblem(sc.expression);
+        if (!problem.empty())
+          Error(sc.expression_location, "schedule-expression",
+                fmt::format("bad schedule expression '{}': {}", sc.expression,
+                            problem));
+      }
+      const EventDef* input = spec_.FindEvent(spec_.input_event);
+      if (!input) continue;
+      std::set<std::string> declared;
+      for (const auto& f : input->fields) declared.insert(f.name);
+      for (const auto& [name, at] : sc.input_fields) {
+        const Field* f = input->FindField(name);
+        const auto& value = sc.input[name];
+        if (!f) {
+          if (!input->allow_unknown_properties)
+            Error(at, "schedule-input",
+                  fmt::format("the schedule's input sets '{}', which input "
+                              "event '{}' does not declare (it rejects "
+                              "unknown properties){}",
+                              name, input->name, Suggest(name, declared)));
+        } else if (!(value.is_null() && f->nullable) && !FitsKind(*f, value)) {
+          Error(at, "schedule-input",
+                fmt::format("the schedule's input '{}' is not a value of "
+                            "its type {} in input event '{}'",
+                            name, FieldKindName(f->kind), input->name));
+        }
+      }
+      for (const auto& f : input->fields) {
+        if (f.required && !sc.input.contains(f.name))
+          Error(sc.input_location, "schedule-input",
+                fmt::format("the schedule's input lacks '{}', a required "
+                            "field of input event '{}'",
+                            f.name, input->name));
+      }
     }
   }
 

@@ -103,6 +103,20 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // The stack deploys every workflow of the output folder: a run given only
+  // some of them leaves it as it is (--check still compares it).
+  if (!prune) {
+    std::vector<std::string> missing =
+        novacat::WorkflowsNotGiven(*files, out_dir);
+    if (!missing.empty()) {
+      for (const auto& p : files->DropWholeSet())
+        std::fputs(fmt::format("note: {}/{} not rewritten: it also deploys "
+                               "{}; pass every spec (or --prune)\n",
+                               out_dir, p, fmt::join(missing, ", "))
+                       .c_str(),
+                   stderr);
+    }
+  }
   novacat::SyncReport report = novacat::WriteFiles(*files, out_dir, prune);
   for (const auto& e : report.errors) {
     std::fputs(fmt::format("novacat-gen: error: {}\n", e).c_str(), stderr);

@@ -4,7 +4,8 @@
 // keys in a fixed order) and dumped, so the same spec always gives the same
 // bytes. Conventions every generated definition follows:
 // - Tasks call one Lambda per workflow through arn:aws:states:::lambda:invoke
-//   with a `${<Workflow>FunctionArn}` DefinitionSubstitutions placeholder; the
+//   with a `${<Workflow>FunctionArn}` placeholder (bound by Fn::Sub in the
+//   stack template, emit/stack_emitter.h); the
 //   payload carries the state name, execution id, retry count and the whole
 //   state document, and the function returns the new state document
 //   (`OutputPath: $.Payload`).

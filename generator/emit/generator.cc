@@ -5,11 +5,11 @@
 #include <map>
 
 #include "emit/asl_emitter.h"
-#include "emit/cfn_emitter.h"
 #include "emit/conformance_emitter.h"
 #include "emit/cpp_emitter.h"
 #include "emit/docs_emitter.h"
 #include "emit/schema_emitter.h"
+#include "emit/stack_emitter.h"
 
 namespace novacat {
 
@@ -20,8 +20,6 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
   std::map<std::string, const EventDef*> declared;
   for (const auto& spec : specs) {
     files.Add(spec->workflow + "/statemachine.asl.json", EmitAsl(*spec),
-              spec->workflow);
-    files.Add(spec->workflow + "/template.json", EmitCloudFormation(*spec),
               spec->workflow);
     CppFiles cpp = EmitCpp(*spec);
     const std::string base = spec->workflow + "/" + spec->workflow;
@@ -55,6 +53,7 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
         files.Keep(EventSchemaPath(event, v), spec->workflow);
     }
   }
+  files.AddWholeSet(kStackPath, EmitStack(specs));
   return files;
 }
 

@@ -778,9 +778,40 @@ class WorkflowReader {
       }
       trigger.after = v_.String(t, "after").value_or("");
       trigger.description = v_.String(t, "description").value_or("");
+      if (const YAML::Node* n = t.Get("schedule"))
+        trigger.schedule = ReadSchedule(*n, t.KeyLocation("schedule"));
       t.Finish();
       spec_.triggers.push_back(std::move(trigger));
     }
+  }
+
+  // `schedule: {expression, input}` of a trigger; the expression's syntax
+  // and the input's fields are the checker's (schedule-expression,
+  // schedule-input).
+  std::optional<Schedule> ReadSchedule(const YAML::Node& node,
+                                       const SourceLocation& at) {
+    MapReader m(r_, node, "'schedule'", at);
+    if (!m.valid()) return std::nullopt;
+    Schedule schedule;
+    schedule.location = at;
+    schedule.input_location = at;
+    if (auto s = v_.String(m, "expression", true)) {
+      schedule.expression = *s;
+      schedule.expression_location = m.ValueLocation("expression");
+    }
+    if (const YAML::Node* in = m.Get("input")) {
+      schedule.input_location = m.KeyLocation("input");
+      MapReader fields(r_, *in, "'input' of 'schedule'",
+                       m.ValueLocation("input"));
+      fields.AcceptAllKeys();
+      if (fields.valid()) {
+        schedule.input = ToJson(*in);
+        for (const auto& [field, v] : fields.Entries())
+          schedule.input_fields.emplace_back(field, fields.KeyLocation(field));
+      }
+    }
+    m.Finish();
+    return schedule;
   }
 
   void ReadEvents(const YAML::Node& node, const SourceLocation& at) {

@@ -130,10 +130,25 @@ struct EventDef {
   const Field* FindField(const std::string& name) const;
 };
 
+// When a `scheduled` trigger runs in AWS (one EventBridge Scheduler
+// schedule in the stack) and the input event it starts the workflow with.
+struct Schedule {
+  // rate(<n> minute|minutes|hour|hours|day|days) or cron(<6 fields>).
+  std::string expression;
+  SourceLocation expression_location;
+  // The input event of the scheduled run ({} when not given); checked
+  // against the workflow's input event.
+  nlohmann::ordered_json input = nlohmann::ordered_json::object();
+  SourceLocation input_location;  // `input:` key, or the schedule's
+  std::vector<std::pair<std::string, SourceLocation>> input_fields;
+  SourceLocation location;  // the `schedule:` key
+};
+
 struct Trigger {
   std::string kind;   // manual | external | scheduled | refresh | event
   std::string after;  // kind: event — the workflow it follows
   std::string description;
+  std::optional<Schedule> schedule;  // kind: scheduled
   SourceLocation location;
 };
 

@@ -22,6 +22,23 @@ bool FileSet::Add(const std::string& path, std::string content,
   return true;
 }
 
+void FileSet::AddWholeSet(const std::string& path, std::string content) {
+  files_[path] = GeneratedFile{std::move(content), kWholeSet};
+}
+
+std::vector<std::string> FileSet::DropWholeSet() {
+  std::vector<std::string> dropped;
+  for (auto it = files_.begin(); it != files_.end();) {
+    if (it->second.workflow == kWholeSet) {
+      dropped.push_back(it->first);
+      it = files_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return dropped;
+}
+
 void FileSet::Keep(const std::string& path, const std::string& workflow) {
   if (!files_.count(path)) kept_[path] = workflow;
 }
@@ -32,7 +49,8 @@ void FileSet::Scaffold(const std::string& path, std::string content) {
 
 std::set<std::string> FileSet::Workflows() const {
   std::set<std::string> out;
-  for (const auto& [path, file] : files_) out.insert(file.workflow);
+  for (const auto& [path, file] : files_)
+    if (file.workflow != kWholeSet) out.insert(file.workflow);
   return out;
 }
 
@@ -167,6 +185,18 @@ std::string UnifiedDiff(const std::string& path, const std::string& before,
   out << "--- a/" << path << "\n+++ b/" << path << "\n";
   diff.printUnifiedFormat(out);
   return out.str();
+}
+
+std::vector<std::string> WorkflowsNotGiven(const FileSet& files,
+                                           const std::string& out_dir) {
+  const std::set<std::string> given = files.Workflows();
+  std::set<std::string> missing;
+  for (const auto& [path, entry] : ReadManifest(fs::path(out_dir))) {
+    if (entry.workflow != kWholeSet && !entry.workflow.empty() &&
+        !given.count(entry.workflow))
+      missing.insert(entry.workflow);
+  }
+  return {missing.begin(), missing.end()};
 }
 
 SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,

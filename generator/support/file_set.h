@@ -25,6 +25,12 @@ class FileSet {
   // different content was already added at `path`.
   bool Add(const std::string& path, std::string content,
            const std::string& workflow);
+  // Adds a file that belongs to the whole set of workflows of the run (the
+  // stack template): its manifest owner is kWholeSet. See
+  // WorkflowsNotGiven for when a run may write it.
+  void AddWholeSet(const std::string& path, std::string content);
+  // Removes the whole-set files from this set; returns their paths.
+  std::vector<std::string> DropWholeSet();
   // Marks a file the generator no longer writes but must keep (an old
   // event schema version): never rewritten, compared or deleted.
   void Keep(const std::string& path, const std::string& workflow);
@@ -39,7 +45,7 @@ class FileSet {
     return scaffolds_;
   }
   const std::map<std::string, std::string>& kept() const { return kept_; }
-  // The workflows whose files are in this set.
+  // The workflows whose files are in this set (not kWholeSet).
   std::set<std::string> Workflows() const;
 
  private:
@@ -56,6 +62,15 @@ std::vector<std::string> WriteScaffolds(const FileSet& files,
 
 // The manifest name inside the output folder.
 inline constexpr const char* kManifestName = "MANIFEST";
+
+// The manifest owner of a file that belongs to the whole set of workflows.
+inline constexpr const char* kWholeSet = "*";
+
+// The workflows the manifest in `out_dir` lists that `files` does not
+// generate (sorted). A run that lacks some must not rewrite the whole-set
+// files (they also deploy those workflows) unless it prunes them.
+std::vector<std::string> WorkflowsNotGiven(const FileSet& files,
+                                           const std::string& out_dir);
 
 struct SyncReport {
   std::vector<std::string> written;    // created or changed

@@ -1,0 +1,419 @@
+#include "emit/stack_emitter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "emit/asl_emitter.h"
+
+namespace novacat {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The table's global secondary indexes: name, partition key, sort key.
+// Their twin is the store's (runtime/src/store/table.cc IndexName,
+// PartitionKeyAttribute, SortKeyAttribute; the seed
+// dynamodb_access_patterns.md): the two must name the same indexes.
+struct IndexDef {
+  const char* name;
+  const char* pk;
+  const char* sk;
+};
+constexpr std::array<IndexDef, 3> kIndexes = {{
+    {"DatasetEligibilityIndex", "GSI1PK", "GSI1SK"},
+    {"NameResolutionIndex", "GSI2PK", "GSI2SK"},
+    {"S3ObjectIndex", "GSI3PK", "GSI3SK"},
+}};
+
+// What a workflow's function does to the table (runtime/src/store/
+// dynamodb_table.cc): nothing else is granted.
+constexpr std::array<const char*, 5> kTableActions = {
+    "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem", "dynamodb:Query"};
+
+// CloudWatch Logs delivery for a state machine's LoggingConfiguration. AWS
+// supports no resource-level permissions for these actions, so their
+// Resource is "*": the only "*" of the stack.
+constexpr std::array<const char*, 8> kLogDeliveryActions = {
+    "logs:CreateLogDelivery",        "logs:GetLogDelivery",
+    "logs:UpdateLogDelivery",        "logs:DeleteLogDelivery",
+    "logs:ListLogDeliveries",        "logs:PutResourcePolicy",
+    "logs:DescribeResourcePolicies", "logs:DescribeLogGroups"};
+
+// Lambda's largest timeout (seconds).
+constexpr int64_t kLambdaMaxTimeout = 900;
+constexpr int kMemoryMb = 512;
+constexpr int kLogRetentionDays = 30;
+
+Json Ref(const std::string& id) { return {{"Ref", id}}; }
+Json GetAtt(const std::string& id, const std::string& attribute) {
+  return {{"Fn::GetAtt", {id, attribute}}};
+}
+Json Sub(const std::string& text) { return {{"Fn::Sub", text}}; }
+
+// A role `service` may assume, with one inline policy of `statements`.
+Json Role(const std::string& service, const std::string& policy_name,
+          Json statements) {
+  Json properties;
+  properties["AssumeRolePolicyDocument"] = {
+      {"Version", "2012-10-17"},
+      {"Statement",
+       {{{"Effect", "Allow"},
+         {"Principal", {{"Service", service}}},
+         {"Action", "sts:AssumeRole"}}}}};
+  properties["Policies"] = {
+      {{"PolicyName", policy_name},
+       {"PolicyDocument",
+        {{"Version", "2012-10-17"}, {"Statement", std::move(statements)}}}}};
+  return {{"Type", "AWS::IAM::Role"}, {"Properties", properties}};
+}
+
+Json Allow(Json actions, Json resources) {
+  return {{"Effect", "Allow"},
+          {"Action", std::move(actions)},
+          {"Resource", std::move(resources)}};
+}
+
+// A role that may start only `state_machine` (rules and schedules).
+Json StartExecutionRole(const std::string& service,
+                        const std::string& state_machine) {
+  return Role(
+      service, "StartExecution",
+      Json::array({Allow("states:StartExecution", Ref(state_machine))}));
+}
+
+// The generated ASL as an Fn::Sub text: every string (keys included)
+// escaped, except the function placeholder the ASL emitter writes as the
+// value of a Task's FunctionName.
+Json EscapeStrings(const Json& value, const std::string& placeholder) {
+  if (value.is_string()) return EscapeForFnSub(value.get<std::string>());
+  if (value.is_array()) {
+    Json out = Json::array();
+    for (const auto& v : value) out.push_back(EscapeStrings(v, placeholder));
+    return out;
+  }
+  if (value.is_object()) {
+    Json out = Json::object();
+    for (const auto& [key, v] : value.items()) {
+      out[EscapeForFnSub(key)] = key == "FunctionName" && v == placeholder
+                                     ? v
+                                     : EscapeStrings(v, placeholder);
+    }
+    return out;
+  }
+  return value;
+}
+
+// The largest timeout of a Task in `graph` (Map item states included).
+int64_t LargestTaskTimeout(const StateGraph& graph) {
+  int64_t largest = 0;
+  for (const auto& s : graph.states) {
+    if (s.type == StateType::kTask) {
+      std::optional<int64_t> t = s.timeout_seconds;
+      if (!t && s.retry) t = s.retry->timeout_seconds;
+      if (t) largest = std::max(largest, *t);
+    }
+    if (s.item_states)
+      largest = std::max(largest, LargestTaskTimeout(*s.item_states));
+  }
+  return largest;
+}
+
+// The events a workflow publishes (PublishEvent), in state order, once each.
+std::vector<std::string> PublishedEvents(const WorkflowSpec& spec) {
+  std::vector<std::string> out;
+  auto collect = [&](const StateGraph& graph, auto& self) -> void {
+    for (const auto& s : graph.states) {
+      if (s.builtin == Builtin::kPublishEvent &&
+          std::find(out.begin(), out.end(), s.event) == out.end())
+        out.push_back(s.event);
+      if (s.item_states) self(*s.item_states, self);
+    }
+  };
+  collect(spec.graph, collect);
+  return out;
+}
+
+class StackBuilder {
+ public:
+  // Workflows in name order: the stack does not depend on the order of the
+  // command line.
+  explicit StackBuilder(
+      const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
+    for (const auto& s : specs) specs_.push_back(s.get());
+    std::stable_sort(specs_.begin(), specs_.end(),
+                     [](const WorkflowSpec* a, const WorkflowSpec* b) {
+                       return a->workflow < b->workflow;
+                     });
+  }
+
+  Json Build() {
+    Json root;
+    root["AWSTemplateFormatVersion"] = "2010-09-09";
+    std::string names;
+    for (const auto& s : specs_)
+      names += (names.empty() ? "" : ", ") + s->workflow;
+    root["Description"] = fmt::format(
+        "Nova Cat: the table, the event bus and the workflows {}. Generated "
+        "by novacat-gen; do not edit.",
+        names.empty() ? "(none)" : names);
+    root["Parameters"] = Parameters();
+    resources_["NovaCatTable"] = Table();
+    resources_["NovaCatEventBus"] = {
+        {"Type", "AWS::Events::EventBus"},
+        {"Properties", {{"Name", Ref("EventBusName")}}}};
+    for (const auto& s : specs_) Workflow(*s);
+    Routes();
+    root["Resources"] = resources_;
+    outputs_["NovaCatTableName"] = {
+        {"Description", "The NovaCat table's name."},
+        {"Value", Ref("NovaCatTable")}};
+    outputs_["NovaCatEventBusName"] = {
+        {"Description", "The event bus's name."},
+        {"Value", GetAtt("NovaCatEventBus", "Name")}};
+    root["Outputs"] = outputs_;
+    return root;
+  }
+
+ private:
+  static Json Parameters() {
+    Json p;
+    p["ArtifactBucket"] = {
+        {"Type", "String"},
+        {"Description",
+         "The S3 bucket holding the Lambda zips (<workflow>.zip)."}};
+    p["ArtifactKeyPrefix"] = {
+        {"Type", "String"},
+        {"Default", ""},
+        {"Description",
+         "Prefix of the zips' keys: workflow w's zip is at "
+         "<ArtifactKeyPrefix>w.zip."}};
+    p["TableName"] = {{"Type", "String"},
+                      {"Default", "NovaCat"},
+                      {"Description", "Name of the DynamoDB table."}};
+    p["EventBusName"] = {{"Type", "String"},
+                         {"Default", "novacat"},
+                         {"Description", "Name of the EventBridge bus."}};
+    return p;
+  }
+
+  static Json Table() {
+    Json attributes = Json::array();
+    Json indexes = Json::array();
+    auto attribute = [](const char* name) {
+      return Json{{"AttributeName", name}, {"AttributeType", "S"}};
+    };
+    auto keys = [](const char* pk, const char* sk) {
+      return Json::array({{{"AttributeName", pk}, {"KeyType", "HASH"}},
+                          {{"AttributeName", sk}, {"KeyType", "RANGE"}}});
+    };
+    attributes.push_back(attribute("PK"));
+    attributes.push_back(attribute("SK"));
+    for (const auto& index : kIndexes) {
+      attributes.push_back(attribute(index.pk));
+      attributes.push_back(attribute(index.sk));
+      indexes.push_back({{"IndexName", index.name},
+                         {"KeySchema", keys(index.pk, index.sk)},
+                         {"Projection", {{"ProjectionType", "ALL"}}}});
+    }
+    Json properties;
+    properties["TableName"] = Ref("TableName");
+    properties["BillingMode"] = "PAY_PER_REQUEST";
+    properties["AttributeDefinitions"] = attributes;
+    properties["KeySchema"] = keys("PK", "SK");
+    properties["GlobalSecondaryIndexes"] = indexes;
+    properties["PointInTimeRecoverySpecification"] = {
+        {"PointInTimeRecoveryEnabled", true}};
+    return {{"Type", "AWS::DynamoDB::Table"},
+            {"DeletionPolicy", "Retain"},
+            {"UpdateReplacePolicy", "Retain"},
+            {"Properties", properties}};
+  }
+
+  void Workflow(const WorkflowSpec& spec) {
+    const std::string p = spec.PascalName();
+    const std::string w = spec.workflow;
+    const std::string function = p + "Function";
+    const std::string machine = p + "StateMachine";
+
+    // The function. It is not named: "${AWS::StackName}-w" may exceed
+    // Lambda's 64 characters (a stack name has up to 128), so its log
+    // group's name comes from Ref, and the logs policy is its own resource
+    // (in the role it would be a cycle: role → log group → function → role).
+    Json fn;
+    fn["Description"] = fmt::format("Runs every Task of {}.", w);
+    fn["Runtime"] = "provided.al2023";
+    fn["Handler"] = w;
+    fn["Architectures"] = {"x86_64"};
+    fn["Code"] = {{"S3Bucket", Ref("ArtifactBucket")},
+                  {"S3Key", Sub("${ArtifactKeyPrefix}" + w + ".zip")}};
+    int64_t timeout = LargestTaskTimeout(spec.graph);
+    fn["Timeout"] = timeout <= 0 ? 60 : std::min(timeout, kLambdaMaxTimeout);
+    fn["MemorySize"] = kMemoryMb;
+    fn["Role"] = GetAtt(function + "Role", "Arn");
+    fn["Environment"] = {
+        {"Variables",
+         {{"NOVACAT_TABLE_NAME", Ref("NovaCatTable")},
+          {"NOVACAT_EVENT_BUS_NAME", GetAtt("NovaCatEventBus", "Name")},
+          {"NOVACAT_WORKFLOW", w}}}};
+    resources_[function] = {{"Type", "AWS::Lambda::Function"},
+                            {"Properties", fn}};
+
+    Json table_resources = Json::array({GetAtt("NovaCatTable", "Arn")});
+    for (const auto& index : kIndexes)
+      table_resources.push_back(
+          Sub(std::string("${NovaCatTable.Arn}/index/") + index.name));
+    resources_[function + "Role"] = Role(
+        "lambda.amazonaws.com", "TableAndEvents",
+        Json::array(
+            {Allow(kTableActions, table_resources),
+             Allow("events:PutEvents", GetAtt("NovaCatEventBus", "Arn"))}));
+    resources_[function + "LogGroup"] = {
+        {"Type", "AWS::Logs::LogGroup"},
+        {"Properties",
+         {{"LogGroupName", Sub("/aws/lambda/${" + function + "}")},
+          {"RetentionInDays", kLogRetentionDays}}}};
+    resources_[function + "LogsPolicy"] = {
+        {"Type", "AWS::IAM::Policy"},
+        {"Properties",
+         {{"PolicyName", "Logs"},
+          {"Roles", {Ref(function + "Role")}},
+          {"PolicyDocument",
+           {{"Version", "2012-10-17"},
+            {"Statement",
+             {Allow({"logs:CreateLogStream", "logs:PutLogEvents"},
+                    GetAtt(function + "LogGroup", "Arn"))}}}}}}};
+
+    // The state machine. Unnamed for the same reason (80 characters).
+    const std::string placeholder = "${" + p + "FunctionArn}";
+    Json sm;
+    sm["StateMachineType"] = spec.type;
+    sm["DefinitionString"] = {
+        {"Fn::Sub",
+         {EscapeStrings(Json::parse(EmitAsl(spec)), placeholder).dump(2) + "\n",
+          {{p + "FunctionArn", GetAtt(function, "Arn")}}}}};
+    sm["RoleArn"] = GetAtt(machine + "Role", "Arn");
+    sm["LoggingConfiguration"] = {
+        {"Level", "ERROR"},
+        {"IncludeExecutionData", false},
+        {"Destinations",
+         {{{"CloudWatchLogsLogGroup",
+            {{"LogGroupArn", GetAtt(machine + "LogGroup", "Arn")}}}}}}};
+    resources_[machine] = {{"Type", "AWS::StepFunctions::StateMachine"},
+                           {"Properties", sm}};
+    resources_[machine + "Role"] = Role(
+        "states.amazonaws.com", "InvokeFunctionAndLog",
+        Json::array(
+            {Allow("lambda:InvokeFunction",
+                   {GetAtt(function, "Arn"), Sub("${" + function + ".Arn}:*")}),
+             Allow(kLogDeliveryActions, "*")}));
+    resources_[machine + "LogGroup"] = {
+        {"Type", "AWS::Logs::LogGroup"},
+        {"Properties",
+         {{"LogGroupName",
+           Sub("/aws/vendedlogs/states/${AWS::StackName}-" + p)},
+          {"RetentionInDays", kLogRetentionDays}}}};
+
+    resources_[p + "FailedExecutionsAlarm"] = {
+        {"Type", "AWS::CloudWatch::Alarm"},
+        {"Properties",
+         {{"AlarmDescription", fmt::format("An execution of {} failed.", w)},
+          {"Namespace", "AWS/States"},
+          {"MetricName", "ExecutionsFailed"},
+          {"Dimensions",
+           {{{"Name", "StateMachineArn"}, {"Value", Ref(machine)}}}},
+          {"Statistic", "Sum"},
+          {"Period", 300},
+          {"EvaluationPeriods", 1},
+          {"Threshold", 1},
+          {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
+          {"TreatMissingData", "notBreaching"}}}};
+
+    int n = 0;
+    for (const auto& t : spec.triggers) {
+      if (t.kind != "scheduled" || !t.schedule) continue;
+      const std::string id =
+          p + "Schedule" + (++n == 1 ? std::string() : std::to_string(n));
+      resources_[id] = {{"Type", "AWS::Scheduler::Schedule"},
+                        {"Properties",
+                         {{"Description", fmt::format("Starts {} ({}).", w,
+                                                      t.schedule->expression)},
+                          {"ScheduleExpression", t.schedule->expression},
+                          {"FlexibleTimeWindow", {{"Mode", "OFF"}}},
+                          {"Target",
+                           {{"Arn", Ref(machine)},
+                            {"RoleArn", GetAtt(id + "Role", "Arn")},
+                            {"Input", t.schedule->input.dump()}}}}}};
+      resources_[id + "Role"] =
+          StartExecutionRole("scheduler.amazonaws.com", machine);
+    }
+
+    outputs_[machine + "Arn"] = {
+        {"Description", fmt::format("The {} state machine.", w)},
+        {"Value", Ref(machine)}};
+    outputs_[function + "Arn"] = {
+        {"Description", fmt::format("The {} function.", w)},
+        {"Value", GetAtt(function, "Arn")}};
+  }
+
+  // One rule per (publisher A, event E, consumer C) where C's input event
+  // is E, in name order of A, then E's first PublishEvent, then C. A and C
+  // name the rule: C has one input event, so the pair is unique.
+  void Routes() {
+    for (const auto& a : specs_) {
+      for (const auto& event : PublishedEvents(*a)) {
+        for (const auto& c : specs_) {
+          if (c == a || c->input_event != event) continue;
+          const std::string id = "Route" + a->PascalName() + c->PascalName();
+          const std::string machine = c->PascalName() + "StateMachine";
+          resources_[id] = {
+              {"Type", "AWS::Events::Rule"},
+              {"Properties",
+               {{"Description", fmt::format("{}'s {} event starts {}.",
+                                            a->workflow, event, c->workflow)},
+                {"EventBusName", GetAtt("NovaCatEventBus", "Name")},
+                {"EventPattern",
+                 {{"source", {a->workflow}}, {"detail-type", {event}}}},
+                {"State", "ENABLED"},
+                {"Targets",
+                 {{{"Id", c->workflow.substr(0, 64)},
+                   {"Arn", Ref(machine)},
+                   {"RoleArn", GetAtt(id + "Role", "Arn")},
+                   {"InputPath", "$.detail"}}}}}}};
+          resources_[id + "Role"] =
+              StartExecutionRole("events.amazonaws.com", machine);
+        }
+      }
+    }
+  }
+
+  std::vector<const WorkflowSpec*> specs_;
+  Json resources_ = Json::object();
+  Json outputs_ = Json::object();
+};
+
+}  // namespace
+
+std::string EscapeForFnSub(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '$' && i + 1 < text.size() && text[i + 1] == '{') {
+      out += "{!";
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
+  return StackBuilder(specs).Build().dump(2) + "\n";
+}
+
+}  // namespace novacat

@@ -1,0 +1,392 @@
+// The stack template (emit/stack_emitter.h) for the seed specs: its exact
+// resources, one workflow's exact IAM statements, the route from
+// initialize_nova's ingest_new_nova event to ingest_new_nova, schedules,
+// and the state machine definitions: after Fn::Sub they are the generated
+// ASL byte for byte, with hostile "${" text escaped as "${!".
+#include "emit/stack_emitter.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "compiler.h"
+#include "emit/asl_emitter.h"
+
+namespace novacat {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const std::vector<std::string> kSeeds = {
+    "specs/discover_spectra_products.yaml", "specs/ingest_new_nova.yaml",
+    "specs/initialize_nova.yaml", "specs/refresh_references.yaml"};
+
+std::vector<std::unique_ptr<WorkflowSpec>> Load(
+    const std::vector<std::string>& paths, FileReader read = DiskFileReader()) {
+  DiagnosticSink sink;
+  auto specs = LoadAndCheck(paths, read, sink);
+  EXPECT_FALSE(sink.has_errors()) << sink.FormatAll();
+  return specs;
+}
+
+Json Stack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
+  return Json::parse(EmitStack(specs));
+}
+
+// Fn::Sub as CloudFormation evaluates it: "${!x}" → "${x}", "${Name}" →
+// vars[Name]; nullopt when a name is not bound (CloudFormation would
+// resolve it as a parameter or resource, which the definition must never
+// mean).
+std::optional<std::string> FnSub(const std::string& text, const Json& vars) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 2, "${") != 0) {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 < text.size() && text[i + 2] == '!') {
+      out += "${";
+      i += 2;
+      continue;
+    }
+    size_t end = text.find('}', i);
+    if (end == std::string::npos) return std::nullopt;
+    const std::string name = text.substr(i + 2, end - i - 2);
+    if (!vars.contains(name)) return std::nullopt;
+    out += vars[name].get<std::string>();
+    i = end;
+  }
+  return out;
+}
+
+// The generated ASL with the Task FunctionName placeholder replaced.
+std::string AslWithArn(const WorkflowSpec& spec, const std::string& arn) {
+  std::string asl = EmitAsl(spec);
+  const std::string from =
+      "\"FunctionName\": \"${" + spec.PascalName() + "FunctionArn}\"";
+  const std::string to = "\"FunctionName\": \"" + arn + "\"";
+  for (size_t at = asl.find(from); at != std::string::npos;
+       at = asl.find(from, at + to.size()))
+    asl.replace(at, from.size(), to);
+  return asl;
+}
+
+// Checks one state machine's DefinitionString against its spec's ASL.
+void ExpectDefinition(const Json& stack, const WorkflowSpec& spec) {
+  const std::string p = spec.PascalName();
+  const Json& sub = stack["Resources"][p + "StateMachine"]["Properties"]
+                         ["DefinitionString"]["Fn::Sub"];
+  ASSERT_EQ(sub.size(), 2u);
+  EXPECT_EQ(sub[1],
+            Json::parse(R"({")" + p + R"(FunctionArn": {"Fn::GetAtt": [")" + p +
+                        R"(Function", "Arn"]}})"));
+  const std::string arn = "arn:aws:lambda:eu-west-1:123456789012:function:f";
+  std::optional<std::string> text =
+      FnSub(sub[0].get<std::string>(), {{p + "FunctionArn", arn}});
+  ASSERT_TRUE(text) << p << ": an unescaped ${...} other than the ARN";
+  EXPECT_EQ(*text, AslWithArn(spec, arn)) << p;
+}
+
+TEST(StackEmitterTest, ResourcesOfTheSeeds) {
+  auto specs = Load(kSeeds);
+  ASSERT_EQ(specs.size(), 4u);
+  Json stack = Stack(specs);
+  std::vector<std::string> ids;
+  std::vector<std::string> types;
+  for (const auto& [id, r] : stack["Resources"].items()) {
+    ids.push_back(id);
+    types.push_back(r["Type"].get<std::string>());
+  }
+  std::vector<std::string> expected_ids = {"NovaCatTable", "NovaCatEventBus"};
+  std::vector<std::string> expected_types = {"AWS::DynamoDB::Table",
+                                             "AWS::Events::EventBus"};
+  for (const char* p : {"DiscoverSpectraProducts", "IngestNewNova",
+                        "InitializeNova", "RefreshReferences"}) {
+    const std::string s(p);
+    for (const auto& [suffix, type] :
+         std::vector<std::pair<std::string, std::string>>{
+             {"Function", "AWS::Lambda::Function"},
+             {"FunctionRole", "AWS::IAM::Role"},
+             {"FunctionLogGroup", "AWS::Logs::LogGroup"},
+             {"FunctionLogsPolicy", "AWS::IAM::Policy"},
+             {"StateMachine", "AWS::StepFunctions::StateMachine"},
+             {"StateMachineRole", "AWS::IAM::Role"},
+             {"StateMachineLogGroup", "AWS::Logs::LogGroup"},
+             {"FailedExecutionsAlarm", "AWS::CloudWatch::Alarm"}}) {
+      expected_ids.push_back(s + suffix);
+      expected_types.push_back(type);
+    }
+  }
+  for (const char* route : {"RouteIngestNewNovaRefreshReferences",
+                            "RouteIngestNewNovaDiscoverSpectraProducts",
+                            "RouteInitializeNovaIngestNewNova"}) {
+    expected_ids.push_back(route);
+    expected_types.push_back("AWS::Events::Rule");
+    expected_ids.push_back(std::string(route) + "Role");
+    expected_types.push_back("AWS::IAM::Role");
+  }
+  EXPECT_EQ(ids, expected_ids);
+  EXPECT_EQ(types, expected_types);
+
+  std::vector<std::string> parameters;
+  for (const auto& [id, p] : stack["Parameters"].items())
+    parameters.push_back(id);
+  EXPECT_EQ(parameters,
+            (std::vector<std::string>{"ArtifactBucket", "ArtifactKeyPrefix",
+                                      "TableName", "EventBusName"}));
+  EXPECT_FALSE(stack["Parameters"]["ArtifactBucket"].contains("Default"));
+  EXPECT_EQ(stack["Parameters"]["ArtifactKeyPrefix"]["Default"], "");
+  EXPECT_EQ(stack["Parameters"]["TableName"]["Default"], "NovaCat");
+  EXPECT_EQ(stack["Parameters"]["EventBusName"]["Default"], "novacat");
+  EXPECT_FALSE(stack.contains("Transform"));
+
+  std::vector<std::string> outputs;
+  for (const auto& [id, o] : stack["Outputs"].items()) outputs.push_back(id);
+  EXPECT_EQ(
+      outputs,
+      (std::vector<std::string>{
+          "DiscoverSpectraProductsStateMachineArn",
+          "DiscoverSpectraProductsFunctionArn", "IngestNewNovaStateMachineArn",
+          "IngestNewNovaFunctionArn", "InitializeNovaStateMachineArn",
+          "InitializeNovaFunctionArn", "RefreshReferencesStateMachineArn",
+          "RefreshReferencesFunctionArn", "NovaCatTableName",
+          "NovaCatEventBusName"}));
+  EXPECT_EQ(EmitStack(specs), EmitStack(specs)) << "not deterministic";
+}
+
+TEST(StackEmitterTest, Table) {
+  Json stack = Stack(Load(kSeeds));
+  EXPECT_EQ(stack["Resources"]["NovaCatTable"], Json::parse(R"({
+    "Type": "AWS::DynamoDB::Table",
+    "DeletionPolicy": "Retain",
+    "UpdateReplacePolicy": "Retain",
+    "Properties": {
+      "TableName": {"Ref": "TableName"},
+      "BillingMode": "PAY_PER_REQUEST",
+      "AttributeDefinitions": [
+        {"AttributeName": "PK", "AttributeType": "S"},
+        {"AttributeName": "SK", "AttributeType": "S"},
+        {"AttributeName": "GSI1PK", "AttributeType": "S"},
+        {"AttributeName": "GSI1SK", "AttributeType": "S"},
+        {"AttributeName": "GSI2PK", "AttributeType": "S"},
+        {"AttributeName": "GSI2SK", "AttributeType": "S"},
+        {"AttributeName": "GSI3PK", "AttributeType": "S"},
+        {"AttributeName": "GSI3SK", "AttributeType": "S"}],
+      "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
+                    {"AttributeName": "SK", "KeyType": "RANGE"}],
+      "GlobalSecondaryIndexes": [
+        {"IndexName": "DatasetEligibilityIndex",
+         "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"},
+                       {"AttributeName": "GSI1SK", "KeyType": "RANGE"}],
+         "Projection": {"ProjectionType": "ALL"}},
+        {"IndexName": "NameResolutionIndex",
+         "KeySchema": [{"AttributeName": "GSI2PK", "KeyType": "HASH"},
+                       {"AttributeName": "GSI2SK", "KeyType": "RANGE"}],
+         "Projection": {"ProjectionType": "ALL"}},
+        {"IndexName": "S3ObjectIndex",
+         "KeySchema": [{"AttributeName": "GSI3PK", "KeyType": "HASH"},
+                       {"AttributeName": "GSI3SK", "KeyType": "RANGE"}],
+         "Projection": {"ProjectionType": "ALL"}}],
+      "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": true}
+    }})"));
+  EXPECT_EQ(stack["Resources"]["NovaCatEventBus"], Json::parse(R"({
+    "Type": "AWS::Events::EventBus",
+    "Properties": {"Name": {"Ref": "EventBusName"}}})"));
+}
+
+TEST(StackEmitterTest, InitializeNovaFunctionAndPolicies) {
+  Json r = Stack(Load(kSeeds))["Resources"];
+  EXPECT_EQ(r["InitializeNovaFunction"], Json::parse(R"({
+    "Type": "AWS::Lambda::Function",
+    "Properties": {
+      "Description": "Runs every Task of initialize_nova.",
+      "Runtime": "provided.al2023",
+      "Handler": "initialize_nova",
+      "Architectures": ["x86_64"],
+      "Code": {"S3Bucket": {"Ref": "ArtifactBucket"},
+               "S3Key": {"Fn::Sub": "${ArtifactKeyPrefix}initialize_nova.zip"}},
+      "Timeout": 60,
+      "MemorySize": 512,
+      "Role": {"Fn::GetAtt": ["InitializeNovaFunctionRole", "Arn"]},
+      "Environment": {"Variables": {
+        "NOVACAT_TABLE_NAME": {"Ref": "NovaCatTable"},
+        "NOVACAT_EVENT_BUS_NAME": {"Fn::GetAtt": ["NovaCatEventBus", "Name"]},
+        "NOVACAT_WORKFLOW": "initialize_nova"}}}})"));
+  const Json assume = [](const char* service) {
+    return Json::parse(
+        std::string(
+            R"({"Version": "2012-10-17", "Statement": [{"Effect": "Allow",
+        "Principal": {"Service": ")") +
+        service + R"("}, "Action": "sts:AssumeRole"}]})");
+  }("lambda.amazonaws.com");
+  const Json& role = r["InitializeNovaFunctionRole"]["Properties"];
+  EXPECT_EQ(role["AssumeRolePolicyDocument"], assume);
+  ASSERT_EQ(role["Policies"].size(), 1u);
+  EXPECT_EQ(role["Policies"][0]["PolicyDocument"]["Statement"], Json::parse(R"([
+    {"Effect": "Allow",
+     "Action": ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+                "dynamodb:DeleteItem", "dynamodb:Query"],
+     "Resource": [
+       {"Fn::GetAtt": ["NovaCatTable", "Arn"]},
+       {"Fn::Sub": "${NovaCatTable.Arn}/index/DatasetEligibilityIndex"},
+       {"Fn::Sub": "${NovaCatTable.Arn}/index/NameResolutionIndex"},
+       {"Fn::Sub": "${NovaCatTable.Arn}/index/S3ObjectIndex"}]},
+    {"Effect": "Allow", "Action": "events:PutEvents",
+     "Resource": {"Fn::GetAtt": ["NovaCatEventBus", "Arn"]}}])"));
+  EXPECT_EQ(r["InitializeNovaFunctionLogsPolicy"], Json::parse(R"({
+    "Type": "AWS::IAM::Policy",
+    "Properties": {
+      "PolicyName": "Logs",
+      "Roles": [{"Ref": "InitializeNovaFunctionRole"}],
+      "PolicyDocument": {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow",
+         "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
+         "Resource": {"Fn::GetAtt": ["InitializeNovaFunctionLogGroup", "Arn"]}}]}}})"));
+  EXPECT_EQ(r["InitializeNovaFunctionLogGroup"], Json::parse(R"({
+    "Type": "AWS::Logs::LogGroup",
+    "Properties": {"LogGroupName": {"Fn::Sub": "/aws/lambda/${InitializeNovaFunction}"},
+                   "RetentionInDays": 30}})"));
+  const Json& sm_role = r["InitializeNovaStateMachineRole"]["Properties"];
+  EXPECT_EQ(sm_role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"],
+            Json::parse(R"({"Service": "states.amazonaws.com"})"));
+  EXPECT_EQ(sm_role["Policies"][0]["PolicyDocument"]["Statement"],
+            Json::parse(R"([
+    {"Effect": "Allow", "Action": "lambda:InvokeFunction",
+     "Resource": [{"Fn::GetAtt": ["InitializeNovaFunction", "Arn"]},
+                  {"Fn::Sub": "${InitializeNovaFunction.Arn}:*"}]},
+    {"Effect": "Allow",
+     "Action": ["logs:CreateLogDelivery", "logs:GetLogDelivery",
+                "logs:UpdateLogDelivery", "logs:DeleteLogDelivery",
+                "logs:ListLogDeliveries", "logs:PutResourcePolicy",
+                "logs:DescribeResourcePolicies", "logs:DescribeLogGroups"],
+     "Resource": "*"}])"));
+  const Json& sm = r["InitializeNovaStateMachine"]["Properties"];
+  EXPECT_EQ(sm["StateMachineType"], "STANDARD");
+  EXPECT_FALSE(sm.contains("Definition"));
+  EXPECT_FALSE(sm.contains("DefinitionSubstitutions"));
+  EXPECT_EQ(
+      sm["RoleArn"],
+      Json::parse(
+          R"({"Fn::GetAtt": ["InitializeNovaStateMachineRole", "Arn"]})"));
+  EXPECT_EQ(sm["LoggingConfiguration"], Json::parse(R"({
+    "Level": "ERROR", "IncludeExecutionData": false,
+    "Destinations": [{"CloudWatchLogsLogGroup": {"LogGroupArn":
+      {"Fn::GetAtt": ["InitializeNovaStateMachineLogGroup", "Arn"]}}}]})"));
+  EXPECT_EQ(r["InitializeNovaFailedExecutionsAlarm"]["Properties"],
+            Json::parse(R"({
+    "AlarmDescription": "An execution of initialize_nova failed.",
+    "Namespace": "AWS/States", "MetricName": "ExecutionsFailed",
+    "Dimensions": [{"Name": "StateMachineArn", "Value": {"Ref": "InitializeNovaStateMachine"}}],
+    "Statistic": "Sum", "Period": 300, "EvaluationPeriods": 1, "Threshold": 1,
+    "ComparisonOperator": "GreaterThanOrEqualToThreshold",
+    "TreatMissingData": "notBreaching"})"));
+  // The only "*" of the stack is the log delivery statement, once per
+  // state machine.
+  const std::string text = r.dump();
+  size_t stars = 0;
+  for (size_t at = text.find("\"Resource\":\"*\""); at != std::string::npos;
+       at = text.find("\"Resource\":\"*\"", at + 1))
+    ++stars;
+  EXPECT_EQ(stars, 4u);
+}
+
+TEST(StackEmitterTest, RouteFromInitializeNovaToIngestNewNova) {
+  Json r = Stack(Load(kSeeds))["Resources"];
+  EXPECT_EQ(r["RouteInitializeNovaIngestNewNova"], Json::parse(R"({
+    "Type": "AWS::Events::Rule",
+    "Properties": {
+      "Description": "initialize_nova's ingest_new_nova event starts ingest_new_nova.",
+      "EventBusName": {"Fn::GetAtt": ["NovaCatEventBus", "Name"]},
+      "EventPattern": {"source": ["initialize_nova"], "detail-type": ["ingest_new_nova"]},
+      "State": "ENABLED",
+      "Targets": [{"Id": "ingest_new_nova",
+                   "Arn": {"Ref": "IngestNewNovaStateMachine"},
+                   "RoleArn": {"Fn::GetAtt": ["RouteInitializeNovaIngestNewNovaRole", "Arn"]},
+                   "InputPath": "$.detail"}]}})"));
+  const Json& role = r["RouteInitializeNovaIngestNewNovaRole"]["Properties"];
+  EXPECT_EQ(role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"],
+            Json::parse(R"({"Service": "events.amazonaws.com"})"));
+  EXPECT_EQ(role["Policies"][0]["PolicyDocument"]["Statement"], Json::parse(R"([
+    {"Effect": "Allow", "Action": "states:StartExecution",
+     "Resource": {"Ref": "IngestNewNovaStateMachine"}}])"));
+}
+
+TEST(StackEmitterTest, DefinitionIsTheGeneratedAsl) {
+  auto specs = Load(kSeeds);
+  Json stack = Stack(specs);
+  for (const auto& spec : specs) ExpectDefinition(stack, *spec);
+}
+
+// The hostile title holds "${AWS::Region}", "${!x}" and the function's own
+// placeholder "${HostileTextFunctionArn}": all three stay text.
+TEST(StackEmitterTest, HostileTextIsEscaped) {
+  auto specs = Load({"tests/hostile/specs/hostile_text.yaml"});
+  ASSERT_EQ(specs.size(), 1u);
+  Json stack = Stack(specs);
+  const std::string text =
+      stack["Resources"]["HostileTextStateMachine"]["Properties"]
+           ["DefinitionString"]["Fn::Sub"][0];
+  EXPECT_NE(text.find("${!AWS::Region} ${!!x} ${!HostileTextFunctionArn}"),
+            std::string::npos);
+  EXPECT_NE(text.find("\"FunctionName\": \"${HostileTextFunctionArn}\""),
+            std::string::npos);
+  ExpectDefinition(stack, *specs[0]);
+  EXPECT_EQ(EscapeForFnSub("a ${b} $ {c} ${!d} $${e}"),
+            "a ${!b} $ {c} ${!!d} $${!e}");
+}
+
+TEST(StackEmitterTest, Schedule) {
+  const std::string path = "specs/refresh_references.yaml";
+  std::ifstream in(path);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  const std::string trigger =
+      "  - kind: scheduled\n    description: Scheduled refresh "
+      "(time-bucketed).\n";
+  ASSERT_NE(text.find(trigger), std::string::npos);
+  text.replace(text.find(trigger), trigger.size(),
+               trigger +
+                   "    schedule:\n      expression: cron(0 3 ? * MON-FRI *)\n"
+                   "      input: {nova_id: "
+                   "\"4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b\"}\n" +
+                   trigger +
+                   "    schedule: {expression: rate(1 day), input: "
+                   "{nova_id: \"4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b\"}}\n");
+  FileReader disk = DiskFileReader();
+  auto specs = Load({path}, [&](const std::string& p) {
+    return p == path ? std::optional<std::string>(text) : disk(p);
+  });
+  ASSERT_EQ(specs.size(), 1u);
+  Json r = Stack(specs)["Resources"];
+  EXPECT_EQ(r["RefreshReferencesSchedule"], Json::parse(R"J({
+    "Type": "AWS::Scheduler::Schedule",
+    "Properties": {
+      "Description": "Starts refresh_references (cron(0 3 ? * MON-FRI *)).",
+      "ScheduleExpression": "cron(0 3 ? * MON-FRI *)",
+      "FlexibleTimeWindow": {"Mode": "OFF"},
+      "Target": {"Arn": {"Ref": "RefreshReferencesStateMachine"},
+                 "RoleArn": {"Fn::GetAtt": ["RefreshReferencesScheduleRole", "Arn"]},
+                 "Input": "{\"nova_id\":\"4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b\"}"}}})J"));
+  EXPECT_EQ(r["RefreshReferencesSchedule2"]["Properties"]["ScheduleExpression"],
+            "rate(1 day)");
+  for (const char* id :
+       {"RefreshReferencesScheduleRole", "RefreshReferencesSchedule2Role"}) {
+    const Json& role = r[id]["Properties"];
+    EXPECT_EQ(role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"],
+              Json::parse(R"({"Service": "scheduler.amazonaws.com"})"));
+    EXPECT_EQ(role["Policies"][0]["PolicyDocument"]["Statement"],
+              Json::parse(R"([
+      {"Effect": "Allow", "Action": "states:StartExecution",
+       "Resource": {"Ref": "RefreshReferencesStateMachine"}}])"));
+  }
+  // The seeds' scheduled triggers have no schedule: no Schedule resource.
+  EXPECT_FALSE(
+      Stack(Load(kSeeds))["Resources"].contains("RefreshReferencesSchedule"));
+}
+
+}  // namespace
+}  // namespace novacat
