@@ -1,5 +1,7 @@
 # novacat_add_workflow(NAME <workflow> SPEC <spec.yaml>
-#                      [STEPS_DIR <dir>] [GOVERNANCE <governance.yaml>])
+#                      [STEPS_DIR <dir>] [GOVERNANCE <governance.yaml>]
+#                      [ENVIRONMENT] [LAMBDA_DATA <dir>=<dest>...]
+#                      [NO_LAMBDA])
 #
 # All a developer adds for a new workflow. It
 # - regenerates the workflow's code into the build tree whenever the spec,
@@ -8,6 +10,15 @@
 #   <project>/workflows) the first time, and never touches them again;
 # - builds the library novacat_workflow_<workflow> from the generated code
 #   and the step logic, linked to the runtime;
+# - builds the workflow's Lambda function, novacat_lambda_<workflow>
+#   (cmake/lambda_main.cc: the generated binding and the step logic on the
+#   Runtime API loop; it links no executor and no test code), and packages
+#   it as <build>/lambda/<workflow>.zip (scripts/package_lambda.sh), with
+#   every LAMBDA_DATA folder copied to <dest> in the zip; the target
+#   `lambda_zips` builds every workflow's zip. NO_LAMBDA skips both;
+# - with ENVIRONMENT, links the step logic to workflows::Environment (the
+#   store's repository, the outside sources): MakeSteps(env); without it,
+#   MakeSteps() takes nothing;
 # - registers the workflow's tests with ctest: its generated conformance
 #   tests (`ctest -R conformance`) and `workflow_<workflow>_asl`, its
 #   definition checked by the pinned asl-validator.
@@ -15,7 +26,8 @@
 # the build with the name of the missing method; a removed Task makes the
 # stale `override` fail.
 function(novacat_add_workflow)
-  cmake_parse_arguments(W "" "NAME;SPEC;STEPS_DIR;GOVERNANCE" "" ${ARGN})
+  cmake_parse_arguments(W "ENVIRONMENT;NO_LAMBDA" "NAME;SPEC;STEPS_DIR;GOVERNANCE"
+    "LAMBDA_DATA" ${ARGN})
   if(NOT W_NAME OR NOT W_SPEC)
     message(FATAL_ERROR "novacat_add_workflow needs NAME and SPEC")
   endif()
@@ -53,6 +65,13 @@ function(novacat_add_workflow)
   target_include_directories(novacat_workflow_${W_NAME} PUBLIC
     "${out}" "${steps_dir}")
   target_link_libraries(novacat_workflow_${W_NAME} PUBLIC novacat_runtime)
+  if(W_ENVIRONMENT)
+    target_link_libraries(novacat_workflow_${W_NAME} PUBLIC
+      novacat_workflow_environment)
+  endif()
+  if(NOT W_NO_LAMBDA)
+    _novacat_add_lambda(${W_NAME} "${W_ENVIRONMENT}" "${W_LAMBDA_DATA}")
+  endif()
   if(NOVACAT_BUILD_TESTS)
     string(TOUPPER "${W_NAME}" upper)
     add_executable(conformance_${W_NAME}
@@ -66,4 +85,47 @@ function(novacat_add_workflow)
       COMMAND "${PROJECT_SOURCE_DIR}/tests/tools/node_modules/.bin/asl-validator"
         --json-path "${out}/${W_NAME}/statemachine.asl.json")
   endif()
+endfunction()
+
+# The Lambda function of workflow `name` and its zip (see above).
+function(_novacat_add_lambda name environment data)
+  set(target novacat_lambda_${name})
+  add_executable(${target} ${PROJECT_SOURCE_DIR}/cmake/lambda_main.cc)
+  if(environment)
+    set(with_environment 1)
+  else()
+    set(with_environment 0)
+  endif()
+  target_compile_definitions(${target} PRIVATE
+    NOVACAT_WORKFLOW=${name}
+    "NOVACAT_WORKFLOW_NAME=\"${name}\""
+    "NOVACAT_STEPS_HEADER=\"${name}/steps.hpp\""
+    NOVACAT_LAMBDA_ENVIRONMENT=${with_environment})
+  target_link_libraries(${target} PRIVATE novacat_workflow_${name}
+    novacat_lambda)
+  if(environment)
+    target_link_libraries(${target} PRIVATE novacat_workflow_lambda_world)
+  endif()
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name}
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lambda/bin)
+  set(zip ${CMAKE_BINARY_DIR}/lambda/${name}.zip)
+  set(data_args)
+  set(data_files)
+  foreach(pair IN LISTS data)
+    string(REGEX REPLACE "=.*" "" dir "${pair}")
+    list(APPEND data_args --data "${pair}")
+    file(GLOB_RECURSE files CONFIGURE_DEPENDS "${dir}/*")
+    list(APPEND data_files ${files})
+  endforeach()
+  add_custom_command(OUTPUT ${zip}
+    COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/package_lambda.sh
+      --binary $<TARGET_FILE:${target}> --name ${name} --out ${zip}
+      ${data_args}
+    DEPENDS ${target} ${PROJECT_SOURCE_DIR}/scripts/package_lambda.sh
+      ${data_files}
+    COMMENT "Packaging ${name}.zip"
+    VERBATIM)
+  add_custom_target(novacat_lambda_zip_${name} ALL DEPENDS ${zip})
+  set_property(GLOBAL APPEND PROPERTY NOVACAT_LAMBDA_ZIPS
+    novacat_lambda_zip_${name})
 endfunction()

@@ -118,10 +118,9 @@ struct RuntimeApiClient::Impl {
     CURLcode code = curl_easy_perform(curl);
     curl_slist_free_all(headers);
     if (code != CURLE_OK)
-      throw std::runtime_error("Lambda Runtime API " + url + ": " +
-                               curl_easy_strerror(code) +
-                               (error[0] ? std::string(" (") + error + ")"
-                                         : std::string()));
+      throw std::runtime_error(
+          "Lambda Runtime API " + url + ": " + curl_easy_strerror(code) +
+          (error[0] ? std::string(" (") + error + ")" : std::string()));
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
     return reply;
   }
@@ -253,7 +252,8 @@ InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
     if (deadline > 0) remaining = [deadline] { return deadline - WallMs(); };
     nlohmann::json result = runtime::HandleInvocation(
         binding, services, payload, WallMs() / 1000, std::move(remaining));
-    return result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return result.dump(-1, ' ', false,
+                       nlohmann::json::error_handler_t::replace);
   };
 }
 

@@ -107,8 +107,9 @@ class FakeServer {
         std::string response =
             "HTTP/1.1 " + std::to_string(answer.status) +
             " Status\r\nContent-Type: application/x-amz-json-1.0\r\n" +
-            answer.headers + "Content-Length: " +
-            std::to_string(answer.body.size()) + "\r\n\r\n" + answer.body;
+            answer.headers +
+            "Content-Length: " + std::to_string(answer.body.size()) +
+            "\r\n\r\n" + answer.body;
         if (write(fd, response.data(), response.size()) < 0) break;
       }
       close(fd);

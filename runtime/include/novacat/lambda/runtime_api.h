@@ -3,8 +3,8 @@
 //
 //   GET  /2018-06-01/runtime/invocation/next          (blocks; no timeout)
 //   POST /2018-06-01/runtime/invocation/{id}/response  the result document
-//   POST /2018-06-01/runtime/invocation/{id}/error     {errorType, errorMessage}
-//   POST /2018-06-01/runtime/init/error                 initialization failed
+//   POST /2018-06-01/runtime/invocation/{id}/error     {errorType,
+//   errorMessage} POST /2018-06-01/runtime/init/error initialization failed
 //
 // on the host:port in AWS_LAMBDA_RUNTIME_API. Step Functions'
 // lambda:invoke turns a reported errorType into the error name its Retry

@@ -15,8 +15,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>

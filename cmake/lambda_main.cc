@@ -1,0 +1,46 @@
+// The main of every workflow's Lambda function, compiled once per workflow
+// by novacat_add_workflow (cmake/NovacatWorkflow.cmake), which defines
+//
+//   NOVACAT_WORKFLOW            the workflow's namespace (initialize_nova)
+//   NOVACAT_WORKFLOW_NAME       the same as a string
+//   NOVACAT_STEPS_HEADER        "<workflow>/steps.hpp", the step logic
+//   NOVACAT_LAMBDA_ENVIRONMENT  1 when MakeSteps takes a
+//                               workflows::Environment, 0 when it takes
+//                               nothing
+//
+// Initialization (the DynamoDB and EventBridge clients, the step logic) runs
+// once per process; then the Runtime API loop hands every invocation to the
+// host. Nothing here is the workflow's own: its facts come from the
+// generated binding, its behaviour from its steps.
+#include <memory>
+
+#include NOVACAT_STEPS_HEADER
+#include "novacat/lambda/runtime_api.h"
+#include "novacat/lambda/services.h"
+#if NOVACAT_LAMBDA_ENVIRONMENT
+#include "novacat/workflows/lambda_world.h"
+#endif
+
+int main() {
+  namespace lambda = novacat::lambda;
+  std::unique_ptr<lambda::Services> services;
+#if NOVACAT_LAMBDA_ENVIRONMENT
+  std::unique_ptr<novacat::workflows::LambdaWorld> world;
+#endif
+  std::shared_ptr<void> steps;  // what `binding` dispatches to
+  novacat::runtime::WorkflowBinding binding;
+  return lambda::RunLoop([&] {
+    services = lambda::Services::FromEnvironment(NOVACAT_WORKFLOW_NAME);
+#if NOVACAT_LAMBDA_ENVIRONMENT
+    world = std::make_unique<novacat::workflows::LambdaWorld>(
+        services->table(), services->random(),
+        novacat::workflows::LambdaWorld::SourcesFromEnvironment());
+    auto made = novacat::NOVACAT_WORKFLOW::MakeSteps(world->env);
+#else
+    auto made = novacat::NOVACAT_WORKFLOW::MakeSteps();
+#endif
+    binding = novacat::NOVACAT_WORKFLOW::MakeBinding(*made);
+    steps = std::move(made);
+    return lambda::WorkflowHandler(binding, services->host());
+  });
+}
