@@ -1,12 +1,9 @@
-// DynamoDbTable: JSON requests to DynamoDB's API over one curl easy handle.
+// DynamoDbTable: JSON requests to DynamoDB's API through aws::JsonClient.
 #include "novacat/store/dynamodb_table.h"
-
-#include <curl/curl.h>
 
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <thread>
 #include <utility>
 
@@ -15,7 +12,6 @@
 
 namespace novacat::store {
 
-using runtime::RetryableError;
 using runtime::TerminalError;
 
 namespace dynamodb_json {
@@ -219,66 +215,17 @@ using dynamodb_json::FromItem;
 using dynamodb_json::ToAttributeValue;
 using dynamodb_json::ToItem;
 
-// curl_global_init is not thread-safe and must run once per process; a
-// function-local static runs it exactly once and remembers the outcome.
-CURLcode GlobalInit() {
-  static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
-  return code;
-}
-
-std::string Env(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
-void FillFromEnvironment(DynamoDbOptions& o) {
-  if (o.region.empty()) o.region = Env("AWS_REGION");
-  if (o.region.empty()) o.region = Env("AWS_DEFAULT_REGION");
-  if (o.region.empty()) o.region = "us-east-1";
-  if (o.endpoint.empty()) o.endpoint = Env("AWS_ENDPOINT_URL_DYNAMODB");
-  if (o.endpoint.empty()) o.endpoint = Env("AWS_ENDPOINT_URL");
-  if (o.endpoint.empty())
-    o.endpoint = "https://dynamodb." + o.region + ".amazonaws.com";
-  if (o.access_key_id.empty() && o.secret_access_key.empty()) {
-    o.access_key_id = Env("AWS_ACCESS_KEY_ID");
-    o.secret_access_key = Env("AWS_SECRET_ACCESS_KEY");
-    if (o.session_token.empty()) o.session_token = Env("AWS_SESSION_TOKEN");
-  }
-}
-
-bool IsRetryable(std::string_view type) {
-  for (std::string_view t :
-       {"ProvisionedThroughputExceededException", "ThrottlingException",
-        "RequestLimitExceeded", "InternalServerError", "ServiceUnavailable",
-        "ServiceUnavailableException", "InternalFailure",
-        "TransactionConflictException", "LimitExceededException"}) {
-    if (type == t) return true;
-  }
-  return false;
-}
-
-bool IsRetryable(CURLcode code) {
-  switch (code) {
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      return true;
-    default:
-      return false;
-  }
-}
-
-size_t Collect(char* data, size_t size, size_t count, void* out) {
-  static_cast<std::string*>(out)->append(data, size * count);
-  return size * count;
+// DynamoDB's protocol; its throttles and transient failures are retryable.
+aws::JsonService DynamoDbService() {
+  return {"DynamoDB",
+          "dynamodb",
+          "AWS_ENDPOINT_URL_DYNAMODB",
+          "DynamoDB_20120810",
+          "1.0",
+          {"ProvisionedThroughputExceededException", "ThrottlingException",
+           "RequestLimitExceeded", "InternalServerError", "ServiceUnavailable",
+           "ServiceUnavailableException", "InternalFailure",
+           "TransactionConflictException", "LimitExceededException"}};
 }
 
 nlohmann::json KeyOf(const std::string& pk, const std::string& sk) {
@@ -310,126 +257,15 @@ void AddPlaceholders(nlohmann::json& request, nlohmann::json& names,
 
 struct DynamoDbTable::Impl {
   DynamoDbOptions options;
-  CURL* curl = nullptr;
-  std::string signing;  // "aws:amz:<region>:dynamodb"
-  char error[CURL_ERROR_SIZE] = {};
-
-  ~Impl() {
-    if (curl) curl_easy_cleanup(curl);
-  }
-
-  // What an operation got back: the response body on success, or the
-  // error DynamoDB answered with when it is one of `expected`.
-  struct Answer {
-    bool ok = true;
-    std::string error_type;  // e.g. "ConditionalCheckFailedException"
-    nlohmann::json body;
-  };
-
-  // POSTs `request` as operation `operation`. Throws RetryableError or
-  // TerminalError for failures (see the header), except for DynamoDB
-  // errors listed in `expected`, which come back as an Answer.
-  Answer Post(const char* operation, const nlohmann::json& request,
-              const std::string& what,
-              std::initializer_list<std::string_view> expected = {});
+  std::unique_ptr<aws::JsonClient> client;
 };
-
-DynamoDbTable::Impl::Answer DynamoDbTable::Impl::Post(
-    const char* operation, const nlohmann::json& request,
-    const std::string& what, std::initializer_list<std::string_view> expected) {
-  std::string body;
-  try {
-    body = request.dump();
-  } catch (const nlohmann::json::exception& e) {
-    throw TerminalError(what + ": cannot encode the request: " + e.what());
-  }
-  std::string target =
-      std::string("X-Amz-Target: DynamoDB_20120810.") + operation;
-  curl_slist* headers = nullptr;
-  headers =
-      curl_slist_append(headers, "Content-Type: application/x-amz-json-1.0");
-  headers = curl_slist_append(headers, target.c_str());
-  // No "Expect: 100-continue" round trip for large bodies.
-  headers = curl_slist_append(headers, "Expect:");
-  std::string token;
-  if (!options.session_token.empty()) {
-    token = "X-Amz-Security-Token: " + options.session_token;
-    headers = curl_slist_append(headers, token.c_str());
-  }
-  std::string response;
-  error[0] = '\0';
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                   static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
-  CURLcode code = curl_easy_perform(curl);
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
-  curl_slist_free_all(headers);
-  if (code != CURLE_OK) {
-    std::string message = what + ": curl: " + curl_easy_strerror(code);
-    if (error[0]) message += std::string(" (") + error + ")";
-    if (IsRetryable(code)) throw RetryableError(message);
-    throw TerminalError(message);
-  }
-  long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  nlohmann::json answer =
-      nlohmann::json::parse(response, nullptr, /*allow_exceptions=*/false);
-  if (status == 200) {
-    if (answer.is_discarded() || !answer.is_object())
-      throw TerminalError(what + ": DynamoDB answered with malformed JSON");
-    return {true, "", std::move(answer)};
-  }
-  // {"__type": "com.amazonaws.dynamodb.v20120810#ValidationException",
-  //  "message": "..."} (some errors spell it "Message").
-  std::string type, message;
-  if (answer.is_object()) {
-    type = answer.value("__type", "");
-    type = type.substr(type.find('#') + 1);
-    message = answer.value("message", answer.value("Message", ""));
-  }
-  for (std::string_view e : expected) {
-    if (type == e) return {false, type, std::move(answer)};
-  }
-  std::string text = what + ": DynamoDB ";
-  if (type.empty()) {
-    text += "HTTP " + std::to_string(status);
-    if (!response.empty()) text += ": " + response.substr(0, 200);
-  } else {
-    text += type + (message.empty() ? "" : ": " + message);
-  }
-  if (status >= 500 || IsRetryable(type)) throw RetryableError(text);
-  throw TerminalError(text);
-}
 
 DynamoDbTable::DynamoDbTable(DynamoDbOptions options)
     : impl_(std::make_unique<Impl>()) {
-  FillFromEnvironment(options);
+  impl_->client = std::make_unique<aws::JsonClient>(DynamoDbService(), options);
   impl_->options = std::move(options);
-  const DynamoDbOptions& o = impl_->options;
-  if (o.access_key_id.empty() || o.secret_access_key.empty())
-    throw TerminalError(
-        "DynamoDB: no credentials (set AWS_ACCESS_KEY_ID and "
-        "AWS_SECRET_ACCESS_KEY, or the options)");
-  if (CURLcode code = GlobalInit(); code != CURLE_OK)
-    throw TerminalError(std::string("DynamoDB: curl_global_init: ") +
-                        curl_easy_strerror(code));
-  impl_->curl = curl_easy_init();
-  if (!impl_->curl) throw TerminalError("DynamoDB: curl_easy_init failed");
-  impl_->signing = "aws:amz:" + o.region + ":dynamodb";
-  CURL* c = impl_->curl;
-  curl_easy_setopt(c, CURLOPT_URL, o.endpoint.c_str());
-  curl_easy_setopt(c, CURLOPT_POST, 1L);
-  curl_easy_setopt(c, CURLOPT_AWS_SIGV4, impl_->signing.c_str());
-  curl_easy_setopt(c, CURLOPT_USERNAME, o.access_key_id.c_str());
-  curl_easy_setopt(c, CURLOPT_PASSWORD, o.secret_access_key.c_str());
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o.request_timeout_ms);
-  // Threads: no signals for timeouts (curl would otherwise use SIGALRM).
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
+  // The client's options, environment defaults filled in.
+  static_cast<aws::ClientOptions&>(impl_->options) = impl_->client->options();
 }
 
 DynamoDbTable::~DynamoDbTable() = default;
@@ -460,15 +296,15 @@ void DynamoDbTable::EnsureCreated() {
                             {"KeySchema", key_schema(Index::kTable)},
                             {"GlobalSecondaryIndexes", indexes},
                             {"BillingMode", "PAY_PER_REQUEST"}};
-  impl_->Post("CreateTable", request, "CreateTable " + name,
-              {"ResourceInUseException"});
+  impl_->client->Call("CreateTable", request, "CreateTable " + name,
+                      {"ResourceInUseException"});
 
   const std::string what = "DescribeTable " + name;
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(impl_->options.create_timeout_ms);
   for (;;) {
     nlohmann::json table =
-        impl_->Post("DescribeTable", {{"TableName", name}}, what)
+        impl_->client->Call("DescribeTable", {{"TableName", name}}, what)
             .body.value("Table", nlohmann::json::object());
     bool active = table.value("TableStatus", "") == "ACTIVE";
     int found = 0;
@@ -499,7 +335,7 @@ std::optional<Item> DynamoDbTable::GetItem(const Key& key) {
                             {"Key", KeyOf(key.pk, key.sk)},
                             {"ConsistentRead", true}};
   const std::string what = Describe("GetItem", key.pk, key.sk);
-  nlohmann::json answer = impl_->Post("GetItem", request, what).body;
+  nlohmann::json answer = impl_->client->Call("GetItem", request, what).body;
   auto it = answer.find("Item");
   if (it == answer.end()) return std::nullopt;
   return FromItem(*it);
@@ -515,8 +351,8 @@ WriteResult DynamoDbTable::PutItem(const Item& item,
   nlohmann::json values = nlohmann::json::object();
   AddCondition(request, condition, names, values);
   AddPlaceholders(request, names, values);
-  if (!impl_
-           ->Post("PutItem", request, what, {"ConditionalCheckFailedException"})
+  if (!impl_->client
+           ->Call("PutItem", request, what, {"ConditionalCheckFailedException"})
            .ok)
     return {WriteStatus::kConditionFailed, std::nullopt};
   return {};
@@ -552,8 +388,8 @@ WriteResult DynamoDbTable::UpdateItem(
   if (!expression.empty()) request["UpdateExpression"] = expression;
   AddCondition(request, condition, names, values);
   AddPlaceholders(request, names, values);
-  Impl::Answer answer = impl_->Post("UpdateItem", request, what,
-                                    {"ConditionalCheckFailedException"});
+  aws::JsonClient::Answer answer = impl_->client->Call(
+      "UpdateItem", request, what, {"ConditionalCheckFailedException"});
   if (!answer.ok) return {WriteStatus::kConditionFailed, std::nullopt};
   auto it = answer.body.find("Attributes");
   // An update that leaves only the key returns no attributes.
@@ -572,8 +408,8 @@ WriteResult DynamoDbTable::DeleteItem(
   nlohmann::json values = nlohmann::json::object();
   AddCondition(request, condition, names, values);
   AddPlaceholders(request, names, values);
-  if (!impl_
-           ->Post("DeleteItem", request, what,
+  if (!impl_->client
+           ->Call("DeleteItem", request, what,
                   {"ConditionalCheckFailedException"})
            .ok)
     return {WriteStatus::kConditionFailed, std::nullopt};
@@ -612,7 +448,7 @@ QueryPage DynamoDbTable::Query(const QueryRequest& request) {
     body["ExclusiveStartKey"] =
         ToItem(LastEvaluatedKeyOf(*request.exclusive_start_key, request.index));
   }
-  nlohmann::json answer = impl_->Post("Query", body, what).body;
+  nlohmann::json answer = impl_->client->Call("Query", body, what).body;
   QueryPage page;
   for (const auto& item : answer.value("Items", nlohmann::json::array()))
     page.items.push_back(FromItem(item));

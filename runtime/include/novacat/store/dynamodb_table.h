@@ -1,6 +1,6 @@
 // DynamoDbTable: store::Table over DynamoDB's HTTP JSON API (protocol
-// DynamoDB_20120810), with libcurl signing every request itself
-// (CURLOPT_AWS_SIGV4). Tested against dynalite on 127.0.0.1.
+// DynamoDB_20120810) through aws::JsonClient (libcurl signing every request
+// itself, CURLOPT_AWS_SIGV4). Tested against dynalite on 127.0.0.1.
 //
 // Mapping: conditions become a ConditionExpression with placeholder names
 // (#n0, #n1, ...) and values (:v0, ...); UpdateItem becomes SET / REMOVE
@@ -23,36 +23,26 @@
 // so non-integral doubles round-trip exactly, while an integral double
 // (2.0) comes back as the integer 2.
 //
-// Threads: a DynamoDbTable owns one curl handle (and its kept-alive
-// connection) and must not be used by two threads at once. It is a cheap
-// client: each thread makes its own on the same options.
+// Threads: a DynamoDbTable owns one JsonClient (one curl handle and its
+// kept-alive connection) and must not be used by two threads at once. It is
+// a cheap client: each thread makes its own on the same options.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "novacat/aws/json_client.h"
 #include "novacat/store/table.h"
 
 namespace novacat::store {
 
-struct DynamoDbOptions {
-  // Base URL, e.g. "http://127.0.0.1:8000". Empty: AWS_ENDPOINT_URL_DYNAMODB,
-  // else AWS_ENDPOINT_URL, else https://dynamodb.<region>.amazonaws.com.
-  std::string endpoint;
-  // Empty: AWS_REGION, else AWS_DEFAULT_REGION, else "us-east-1".
-  std::string region;
-  // Empty: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN
-  // (the token is optional; when set it is sent as X-Amz-Security-Token).
-  // The constructor throws TerminalError when no key or secret is found.
-  std::string access_key_id;
-  std::string secret_access_key;
-  std::string session_token;
+// Endpoint, region, credentials and timeouts as aws::ClientOptions (empty
+// fields from AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL, AWS_REGION,
+// AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_SESSION_TOKEN; https://dynamodb.<region>.amazonaws.com by default).
+struct DynamoDbOptions : aws::ClientOptions {
   // The table; its indexes keep the names IndexName() gives.
   std::string table_name = kTableName;
-  // Connecting gives up after this long (RetryableError).
-  long connect_timeout_ms = 2000;
-  // A whole request gives up after this long (RetryableError).
-  long request_timeout_ms = 10000;
   // EnsureCreated waits at most this long for the table and its indexes to
   // become ACTIVE (then TerminalError), polling every `poll_interval_ms`.
   long create_timeout_ms = 60000;

@@ -1,0 +1,109 @@
+// JsonClient: one AWS service's JSON protocol (awsJson1_0 / awsJson1_1)
+// over libcurl, which signs every request itself (CURLOPT_AWS_SIGV4
+// "aws:amz:<region>:<service>"). DynamoDbTable and EventBridgeBus are built
+// on it; a service is described by a JsonService, the rest is written once
+// here.
+//
+// A request is a POST of a JSON object to the endpoint's "/", with
+// `X-Amz-Target: <target prefix>.<operation>`, `Content-Type:
+// application/x-amz-json-1.0` (or 1.1) and, with a session token,
+// `X-Amz-Security-Token`.
+//
+// Errors (messages start with the caller's `what`, then the service name):
+// curl's timeouts, refused, reset or empty connections are
+// runtime::RetryableError ("<what>: curl: <curl's text> (<detail>)"), other
+// curl failures TerminalError; an HTTP 5xx or an error whose `__type` (after
+// any '#') is in the service's retryable list is RetryableError, any other
+// error answer TerminalError ("<what>: <Service> <type>: <message>", or
+// "<what>: <Service> HTTP <status>: <body's first 200 bytes>" without a
+// type); a 200 whose body is not a JSON object is TerminalError ("<what>:
+// <Service> answered with malformed JSON").
+//
+// Threads: a JsonClient owns one curl handle (and its kept-alive
+// connection) and must not be used by two threads at once.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace novacat::aws {
+
+// Where and as whom a client talks; empty fields are filled from the
+// environment (FillFromEnvironment).
+struct ClientOptions {
+  // Base URL, e.g. "http://127.0.0.1:8000". Empty: AWS_ENDPOINT_URL_<SERVICE>
+  // (e.g. AWS_ENDPOINT_URL_DYNAMODB), else AWS_ENDPOINT_URL, else
+  // https://<signing name>.<region>.amazonaws.com.
+  std::string endpoint;
+  // Empty: AWS_REGION, else AWS_DEFAULT_REGION, else "us-east-1".
+  std::string region;
+  // Empty: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN
+  // (the token is optional; when set it is sent as X-Amz-Security-Token; a
+  // token belongs to its keys, so explicit keys take none from the
+  // environment). A client throws TerminalError when no key or secret is
+  // found.
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string session_token;
+  // Connecting gives up after this long (RetryableError).
+  long connect_timeout_ms = 2000;
+  // A whole request gives up after this long (RetryableError).
+  long request_timeout_ms = 10000;
+};
+
+// What distinguishes one service's JSON protocol from another's.
+struct JsonService {
+  std::string name;           // in messages: "DynamoDB", "EventBridge"
+  std::string signing_name;   // SigV4 service and endpoint host: "dynamodb"
+  std::string endpoint_env;   // "AWS_ENDPOINT_URL_DYNAMODB"
+  std::string target_prefix;  // "DynamoDB_20120810", "AWSEvents"
+  std::string json_version;   // "1.0" or "1.1"
+  // Error types (the `__type` after '#') that are RetryableError besides
+  // any HTTP 5xx: the service's throttles and transient failures.
+  std::vector<std::string> retryable_errors;
+};
+
+// Fills the empty fields of `options` for `service` (see ClientOptions).
+void FillFromEnvironment(ClientOptions& options, const JsonService& service);
+
+class JsonClient {
+ public:
+  // Fills `options` from the environment. Throws runtime::TerminalError
+  // ("<Service>: no credentials ...") when no key or secret is found, or
+  // when libcurl cannot be initialized (curl_global_init runs once per
+  // process).
+  JsonClient(JsonService service, ClientOptions options);
+  ~JsonClient();
+  JsonClient(const JsonClient&) = delete;
+  JsonClient& operator=(const JsonClient&) = delete;
+
+  const JsonService& service() const;
+  // The options in effect, environment defaults filled in.
+  const ClientOptions& options() const;
+
+  // What an operation got back: the response body on success, or the
+  // error the service answered with when the caller expected it.
+  struct Answer {
+    bool ok = true;
+    std::string error_type;  // e.g. "ConditionalCheckFailedException"
+    nlohmann::json body;
+  };
+
+  // POSTs `request` as `operation`. Throws RetryableError or TerminalError
+  // (see above; messages start with `what`), except for the error types
+  // listed in `expected`, which come back as an Answer with ok == false.
+  Answer Call(std::string_view operation, const nlohmann::json& request,
+              const std::string& what,
+              std::initializer_list<std::string_view> expected = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace novacat::aws

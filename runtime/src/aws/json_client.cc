@@ -1,0 +1,202 @@
+// JsonClient: one curl easy handle, SigV4 by libcurl.
+#include "novacat/aws/json_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include "novacat/runtime/errors.h"
+
+namespace novacat::aws {
+
+using runtime::RetryableError;
+using runtime::TerminalError;
+
+namespace {
+
+// curl_global_init is not thread-safe and must run once per process; a
+// function-local static runs it exactly once and remembers the outcome.
+CURLcode GlobalInit() {
+  static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
+  return code;
+}
+
+std::string Env(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  return value ? value : "";
+}
+
+bool IsRetryable(CURLcode code) {
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+size_t Collect(char* data, size_t size, size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+
+}  // namespace
+
+void FillFromEnvironment(ClientOptions& o, const JsonService& service) {
+  if (o.region.empty()) o.region = Env("AWS_REGION");
+  if (o.region.empty()) o.region = Env("AWS_DEFAULT_REGION");
+  if (o.region.empty()) o.region = "us-east-1";
+  if (o.endpoint.empty()) o.endpoint = Env(service.endpoint_env);
+  if (o.endpoint.empty()) o.endpoint = Env("AWS_ENDPOINT_URL");
+  if (o.endpoint.empty())
+    o.endpoint =
+        "https://" + service.signing_name + "." + o.region + ".amazonaws.com";
+  if (o.access_key_id.empty() && o.secret_access_key.empty()) {
+    o.access_key_id = Env("AWS_ACCESS_KEY_ID");
+    o.secret_access_key = Env("AWS_SECRET_ACCESS_KEY");
+    if (o.session_token.empty()) o.session_token = Env("AWS_SESSION_TOKEN");
+  }
+}
+
+struct JsonClient::Impl {
+  JsonService service;
+  ClientOptions options;
+  CURL* curl = nullptr;
+  std::string signing;  // "aws:amz:<region>:<service>"
+  char error[CURL_ERROR_SIZE] = {};
+
+  ~Impl() {
+    if (curl) curl_easy_cleanup(curl);
+  }
+
+  bool IsRetryable(const std::string& type) const {
+    const auto& list = service.retryable_errors;
+    return std::find(list.begin(), list.end(), type) != list.end();
+  }
+};
+
+JsonClient::JsonClient(JsonService service, ClientOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  FillFromEnvironment(options, service);
+  impl_->service = std::move(service);
+  impl_->options = std::move(options);
+  const ClientOptions& o = impl_->options;
+  const std::string& name = impl_->service.name;
+  if (o.access_key_id.empty() || o.secret_access_key.empty())
+    throw TerminalError(name +
+                        ": no credentials (set AWS_ACCESS_KEY_ID and "
+                        "AWS_SECRET_ACCESS_KEY, or the options)");
+  if (CURLcode code = GlobalInit(); code != CURLE_OK)
+    throw TerminalError(name +
+                        ": curl_global_init: " + curl_easy_strerror(code));
+  impl_->curl = curl_easy_init();
+  if (!impl_->curl) throw TerminalError(name + ": curl_easy_init failed");
+  impl_->signing = "aws:amz:" + o.region + ":" + impl_->service.signing_name;
+  CURL* c = impl_->curl;
+  curl_easy_setopt(c, CURLOPT_URL, o.endpoint.c_str());
+  curl_easy_setopt(c, CURLOPT_POST, 1L);
+  curl_easy_setopt(c, CURLOPT_AWS_SIGV4, impl_->signing.c_str());
+  curl_easy_setopt(c, CURLOPT_USERNAME, o.access_key_id.c_str());
+  curl_easy_setopt(c, CURLOPT_PASSWORD, o.secret_access_key.c_str());
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, o.connect_timeout_ms);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, o.request_timeout_ms);
+  // Threads: no signals for timeouts (curl would otherwise use SIGALRM).
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
+}
+
+JsonClient::~JsonClient() = default;
+
+const JsonService& JsonClient::service() const { return impl_->service; }
+
+const ClientOptions& JsonClient::options() const { return impl_->options; }
+
+JsonClient::Answer JsonClient::Call(
+    std::string_view operation, const nlohmann::json& request,
+    const std::string& what, std::initializer_list<std::string_view> expected) {
+  const JsonService& service = impl_->service;
+  std::string body;
+  try {
+    body = request.dump();
+  } catch (const nlohmann::json::exception& e) {
+    throw TerminalError(what + ": cannot encode the request: " + e.what());
+  }
+  const std::string content_type =
+      "Content-Type: application/x-amz-json-" + service.json_version;
+  const std::string target =
+      "X-Amz-Target: " + service.target_prefix + "." + std::string(operation);
+  curl_slist* headers = nullptr;
+  headers = curl_slist_append(headers, content_type.c_str());
+  headers = curl_slist_append(headers, target.c_str());
+  // No "Expect: 100-continue" round trip for large bodies.
+  headers = curl_slist_append(headers, "Expect:");
+  std::string token;
+  if (!impl_->options.session_token.empty()) {
+    token = "X-Amz-Security-Token: " + impl_->options.session_token;
+    headers = curl_slist_append(headers, token.c_str());
+  }
+  CURL* curl = impl_->curl;
+  char* error = impl_->error;
+  std::string response;
+  error[0] = '\0';
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                   static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
+  CURLcode code = curl_easy_perform(curl);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  curl_slist_free_all(headers);
+  if (code != CURLE_OK) {
+    std::string message = what + ": curl: " + curl_easy_strerror(code);
+    if (error[0]) message += std::string(" (") + error + ")";
+    if (IsRetryable(code)) throw RetryableError(message);
+    throw TerminalError(message);
+  }
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  nlohmann::json answer =
+      nlohmann::json::parse(response, nullptr, /*allow_exceptions=*/false);
+  if (status == 200) {
+    if (answer.is_discarded() || !answer.is_object())
+      throw TerminalError(what + ": " + service.name +
+                          " answered with malformed JSON");
+    return {true, "", std::move(answer)};
+  }
+  // {"__type": "com.amazonaws.dynamodb.v20120810#ValidationException",
+  //  "message": "..."} (some errors spell it "Message", JSON 1.1 services
+  // send the bare type).
+  std::string type, message;
+  if (answer.is_object()) {
+    type = answer.value("__type", "");
+    type = type.substr(type.find('#') + 1);
+    message = answer.value("message", answer.value("Message", ""));
+  }
+  for (std::string_view e : expected) {
+    if (type == e) return {false, type, std::move(answer)};
+  }
+  std::string text = what + ": " + service.name + " ";
+  if (type.empty()) {
+    text += "HTTP " + std::to_string(status);
+    if (!response.empty()) text += ": " + response.substr(0, 200);
+  } else {
+    text += type + (message.empty() ? "" : ": " + message);
+  }
+  if (status >= 500 || impl_->IsRetryable(type)) throw RetryableError(text);
+  throw TerminalError(text);
+}
+
+}  // namespace novacat::aws
