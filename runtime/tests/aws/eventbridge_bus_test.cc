@@ -31,6 +31,7 @@ EventBridgeOptions FakeOptions(const std::string& endpoint) {
                                           .region = "eu-west-1",
                                           .access_key_id = "AKIDEXAMPLE",
                                           .secret_access_key = "secret",
+                                          .session_token = "",
                                           .request_timeout_ms = 300};
   options.bus_name = "novacat-events";
   options.source = "initialize_nova";
