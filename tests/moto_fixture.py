@@ -93,11 +93,10 @@ def stop(state):
     _, pgid = read_state(state)
     if pgid and pgid > 0:
         kill_group(pgid)
-    for path in (state,):
-        try:
-            os.remove(path)
-        except FileNotFoundError:
-            pass
+    try:
+        os.remove(state)
+    except FileNotFoundError:
+        pass
 
 
 def answers(endpoint):
