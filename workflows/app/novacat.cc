@@ -1,7 +1,7 @@
 // novacat: Nova Cat's workflows on this machine.
 //
-//   novacat run WORKFLOW --input JSON|@FILE [--db PATH] [--fixtures DIR]
-//               [--follow] [--verbose]
+//   novacat run WORKFLOW --input JSON|@FILE [--db PATH | --dynamodb TABLE]
+//               [--fixtures DIR] [--follow] [--verbose] [--function NAME]
 //
 // runs a registered workflow (workflows/app/registry.cc): its generated ASL
 // on the local executor with the real step logic, the SQLite store (created
@@ -10,9 +10,11 @@
 // structured log lines go to stderr. Exit 0 when every run's execution
 // succeeded (quarantined runs included), 1 when one failed, 2 when nothing
 // could run (unknown workflow, input that is not JSON: the latter is still
-// recorded as a FAILED JobRun).
+// recorded as a FAILED JobRun). With --function, the Tasks run on that
+// deployed Lambda function instead (Lambda's Invoke API, SigV4), over the
+// DynamoDB table it uses.
 //
-//   novacat seed [--db PATH] [--fixtures DIR]
+//   novacat seed [--db PATH | --dynamodb TABLE] [--fixtures DIR]
 //
 // loads fixtures/novae/existing.json into the store (idempotent).
 //
@@ -33,14 +35,17 @@
 #include <sstream>
 
 #include "fixture_world.h"
+#include "novacat/aws/lambda_client.h"
 #include "novacat/runtime/asl/asl_error.h"
 #include "novacat/runtime/asl/executor.h"
 #include "novacat/runtime/asl/script.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/log.h"
+#include "novacat/store/dynamodb_table.h"
 #include "novacat/store/sqlite_table.h"
 #include "registry.h"
+#include "remote_tasks.h"
 #include "runner.h"
 #include "seed.h"
 
@@ -160,16 +165,28 @@ json JobRunJson(const novacat::runtime::JobRun& run) {
   return json::parse(nlohmann::json(novacat::runtime::ToItem(run)).dump());
 }
 
-// The SQLite store and the fixture clients `run` and `seed` work on.
+// Where `run` and `seed` keep the catalog: the SQLite file --db (created
+// on first use), or the DynamoDB table --dynamodb (the stack's; endpoint
+// and credentials from the AWS_* environment, as the Lambda functions).
+struct StoreChoice {
+  std::string db;
+  std::string dynamodb;
+  std::string Describe() const {
+    return dynamodb.empty() ? db : "DynamoDB table " + dynamodb;
+  }
+};
+
+// The store and the fixture clients `run` and `seed` work on.
 struct World {
-  World(const std::string& db, const std::filesystem::path& fixtures)
-      : table(db), fixture(table, fixtures, random) {}
-  novacat::store::SqliteTable table;
+  World(std::unique_ptr<novacat::store::Table> store,
+        const std::filesystem::path& fixtures)
+      : table(std::move(store)), fixture(*table, fixtures, random) {}
+  std::unique_ptr<novacat::store::Table> table;
   novacat::runtime::SystemRandom random;
   novacat::workflows::FixtureWorld fixture;
 };
 
-std::unique_ptr<World> OpenWorld(const std::string& db,
+std::unique_ptr<World> OpenWorld(const StoreChoice& store,
                                  const std::string& fixtures,
                                  const char* command) {
   if (!std::filesystem::is_directory(fixtures)) {
@@ -179,9 +196,17 @@ std::unique_ptr<World> OpenWorld(const std::string& db,
                  command, fixtures.c_str());
     return nullptr;
   }
-  auto world = std::make_unique<World>(db, fixtures);
-  world->table.EnsureCreated();
-  return world;
+  std::unique_ptr<novacat::store::Table> table;
+  if (store.dynamodb.empty()) {
+    table = std::make_unique<novacat::store::SqliteTable>(store.db);
+    table->EnsureCreated();
+  } else {
+    // The stack creates the table; this only uses it.
+    novacat::store::DynamoDbOptions options;
+    options.table_name = store.dynamodb;
+    table = std::make_unique<novacat::store::DynamoDbTable>(options);
+  }
+  return std::make_unique<World>(std::move(table), fixtures);
 }
 
 std::string KnownWorkflows() {
@@ -192,14 +217,22 @@ std::string KnownWorkflows() {
 }
 
 int Run(const std::string& workflow, const std::string& input_text,
-        const std::string& db, const std::string& fixtures, bool follow,
-        bool verbose) {
+        const StoreChoice& store, const std::string& fixtures, bool follow,
+        bool verbose, const std::string& function) {
   if (!novacat::workflows::FindWorkflow(workflow)) {
     std::fprintf(stderr, "novacat run: unknown workflow '%s' (known: %s)\n",
                  workflow.c_str(), KnownWorkflows().c_str());
     return kExitInvalid;
   }
-  std::unique_ptr<World> world = OpenWorld(db, fixtures, "run");
+  if (!function.empty() && (store.dynamodb.empty() || follow)) {
+    std::fprintf(stderr,
+                 "novacat run: --function needs --dynamodb TABLE (the "
+                 "function's table, where its JobRuns are) and no --follow "
+                 "(the function publishes to EventBridge, where the stack's "
+                 "rules start the next workflows)\n");
+    return kExitInvalid;
+  }
+  std::unique_ptr<World> world = OpenWorld(store, fixtures, "run");
   if (!world) return kExitInvalid;
   novacat::runtime::StreamSink log(stderr);
   novacat::workflows::LocalRunner runner(
@@ -229,6 +262,13 @@ int Run(const std::string& workflow, const std::string& input_text,
   novacat::workflows::RunnerOptions options;
   options.start_time = now;
   options.follow = follow;
+  std::unique_ptr<novacat::aws::LambdaClient> lambda;
+  if (!function.empty()) {
+    lambda = std::make_unique<novacat::aws::LambdaClient>();
+    options.remote_tasks = [&lambda, &function](const std::string&) {
+      return novacat::workflows::InvokeTaskHandler(*lambda, function);
+    };
+  }
   novacat::workflows::RunReport report = runner.Run(workflow, *input, options);
   json out = {{"runs", json::array()}};
   bool failed = false;
@@ -275,14 +315,14 @@ int Run(const std::string& workflow, const std::string& input_text,
   return failed ? kExitFailed : 0;
 }
 
-int Seed(const std::string& db, const std::string& fixtures) {
-  std::unique_ptr<World> world = OpenWorld(db, fixtures, "seed");
+int Seed(const StoreChoice& store, const std::string& fixtures) {
+  std::unique_ptr<World> world = OpenWorld(store, fixtures, "seed");
   if (!world) return kExitInvalid;
   int count = novacat::workflows::SeedFixtureNovae(
       world->fixture.repository,
       std::filesystem::path(fixtures) / "novae" / "existing.json",
       static_cast<int64_t>(std::time(nullptr)));
-  std::printf("seeded %d novae into %s\n", count, db.c_str());
+  std::printf("seeded %d novae into %s\n", count, store.Describe().c_str());
   return 0;
 }
 
@@ -337,6 +377,17 @@ int main(int argc, char** argv) {
   run->add_option("--fixtures", fixtures,
                   "Fixture folder of the resolver, providers and references")
       ->capture_default_str();
+  StoreChoice store;
+  std::string function;
+  run->add_option("--dynamodb", store.dynamodb,
+                  "Use this DynamoDB table instead of --db (endpoint and "
+                  "credentials from AWS_ENDPOINT_URL_DYNAMODB, AWS_REGION, "
+                  "AWS_ACCESS_KEY_ID...)");
+  run->add_option("--function", function,
+                  "Run every Task on this deployed Lambda function (name or "
+                  "ARN) through the Lambda Invoke API, as Step Functions "
+                  "does (endpoint from AWS_ENDPOINT_URL_LAMBDA); needs "
+                  "--dynamodb");
   run->add_flag("--follow", follow,
                 "Also run the workflows the published events start");
   run->add_flag("--verbose", verbose, "Include each execution's history");
@@ -347,12 +398,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   seed->add_option("--fixtures", fixtures, "Fixture folder")
       ->capture_default_str();
+  seed->add_option("--dynamodb", store.dynamodb,
+                   "Use this DynamoDB table instead of --db");
 
   CLI11_PARSE(app, argc, argv);
   try {
+    store.db = db;
     if (run->parsed())
-      return Run(workflow, run_input, db, fixtures, follow, verbose);
-    if (seed->parsed()) return Seed(db, fixtures);
+      return Run(workflow, run_input, store, fixtures, follow, verbose,
+                 function);
+    if (seed->parsed()) return Seed(store, fixtures);
   } catch (const std::exception& e) {
     // A broken database or fixture: say what, never crash.
     std::fprintf(stderr, "novacat %s: %s\n", run->parsed() ? "run" : "seed",

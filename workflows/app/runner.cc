@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "novacat/runtime/errors.h"
@@ -68,9 +70,39 @@ class JobRunWatcher : public runtime::RecordStore {
 
 }  // namespace
 
+namespace {
+
+// A remote Task handler that remembers the run's ids from what the Tasks
+// return (BeginJobRun adds job_run_id), to read the JobRun back.
+struct RemoteRunIds {
+  std::optional<std::string> job_run_id;
+  std::optional<std::string> nova_id;
+};
+
+runtime::asl::TaskHandler Remembering(runtime::asl::TaskHandler inner,
+                                      std::shared_ptr<RemoteRunIds> ids) {
+  return [inner = std::move(inner),
+          ids](const runtime::asl::TaskInvocation& call) {
+    runtime::asl::TaskOutcome outcome = inner(call);
+    const auto& result = outcome.result;
+    if (result.is_object()) {
+      if (auto it = result.find("job_run_id");
+          it != result.end() && it->is_string() && !ids->job_run_id)
+        ids->job_run_id = it->get<std::string>();
+      if (auto it = result.find("nova_id");
+          it != result.end() && it->is_string())
+        ids->nova_id = it->get<std::string>();
+    }
+    return outcome;
+  };
+}
+
+}  // namespace
+
 WorkflowRun LocalRunner::RunOne(const std::string& workflow,
                                 const nlohmann::ordered_json& input,
-                                double start_time) {
+                                double start_time,
+                                const RunnerOptions& runner_options) {
   const WorkflowInfo* info = FindWorkflow(workflow);
   if (!info) throw std::invalid_argument("unknown workflow " + workflow);
   std::string error;
@@ -96,6 +128,19 @@ WorkflowRun LocalRunner::RunOne(const std::string& workflow,
   run.workflow = workflow;
   run.input = input;
   run.execution_arn = options.execution_arn;
+  if (runner_options.remote_tasks) {
+    auto ids = std::make_shared<RemoteRunIds>();
+    run.result = machine->Run(
+        input, Remembering(runner_options.remote_tasks(workflow), ids),
+        options);
+    if (ids->job_run_id) {
+      // Nova-scoped runs live under their nova; the others under the run.
+      run.job_run = records_.GetJobRun(*ids->job_run_id, ids->nova_id);
+      if (!run.job_run)
+        run.job_run = records_.GetJobRun(*ids->job_run_id, std::nullopt);
+    }
+    return run;
+  }
   run.result = machine->Run(
       input, runtime::MakeTaskHandler(bound.binding, services), options);
   run.job_run = records.Last();
@@ -108,6 +153,10 @@ RunReport LocalRunner::Run(const std::string& workflow,
                            const RunnerOptions& options) {
   if (!FindWorkflow(workflow))
     throw std::invalid_argument("unknown workflow " + workflow);
+  if (options.remote_tasks && options.follow)
+    throw std::invalid_argument(
+        "follow needs the events, which a remote function publishes "
+        "elsewhere");
   RunReport report;
   std::vector<WorkflowRun>& runs = report.runs;
   // Depth first in publish order: each run's triggered runs come right
@@ -124,7 +173,7 @@ RunReport LocalRunner::Run(const std::string& workflow,
     pending.pop_front();
     WorkflowRun run;
     try {
-      run = RunOne(next.workflow, next.input, clock);
+      run = RunOne(next.workflow, next.input, clock, options);
     } catch (const std::exception& e) {
       // Workflow failures are results; this is the store or a client
       // failing outside any Task (opening, reading the JobRun back).

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "novacat/runtime/asl/executor.h"
 #include "novacat/runtime/asl/task_handler.h"
 #include "novacat/runtime/builtins.h"
@@ -52,6 +54,15 @@ struct RunnerOptions {
   bool follow = false;
   // The most executions one call runs (a guard against event cycles).
   int max_runs = 32;
+  // When set, each workflow's Tasks go to the handler it returns (a
+  // deployed Lambda function invoked as Step Functions' lambda:invoke
+  // does) instead of the step logic in this process. The JobRun is read
+  // back from the records store by the job_run_id the Tasks return, so the
+  // store must be the one the function writes to. The function publishes
+  // its events where it is configured to (EventBridge): none are seen
+  // here, so `follow` must be false.
+  std::function<runtime::asl::TaskHandler(const std::string& workflow)>
+      remote_tasks;
 };
 
 // A run that never started: the input is not JSON. It is still recorded, as
@@ -84,7 +95,8 @@ class LocalRunner {
 
  private:
   WorkflowRun RunOne(const std::string& workflow,
-                     const nlohmann::ordered_json& input, double start_time);
+                     const nlohmann::ordered_json& input, double start_time,
+                     const RunnerOptions& options);
 
   Environment env_;
   runtime::RecordStore& records_;

@@ -4,7 +4,9 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <utility>
 
 #include "novacat/runtime/errors.h"
@@ -70,24 +72,57 @@ void FillFromEnvironment(ClientOptions& o, const JsonService& service) {
   }
 }
 
-struct JsonClient::Impl {
+struct SignedHttp::Impl {
   JsonService service;
   ClientOptions options;
   CURL* curl = nullptr;
   std::string signing;  // "aws:amz:<region>:<service>"
+  std::string base;     // the endpoint without a trailing '/'
   char error[CURL_ERROR_SIZE] = {};
 
   ~Impl() {
     if (curl) curl_easy_cleanup(curl);
   }
-
-  bool IsRetryable(const std::string& type) const {
-    const auto& list = service.retryable_errors;
-    return std::find(list.begin(), list.end(), type) != list.end();
-  }
 };
 
-JsonClient::JsonClient(JsonService service, ClientOptions options)
+namespace {
+
+size_t CollectHeader(char* data, size_t size, size_t count, void* out) {
+  std::string_view line(data, size * count);
+  if (size_t colon = line.find(':'); colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& c : name)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' ||
+                              value.back() == ' '))
+      value.remove_suffix(1);
+    static_cast<SignedHttp::Reply*>(out)->headers.emplace_back(
+        std::move(name), std::string(value));
+  }
+  return size * count;
+}
+
+// The CA bundle to trust when libcurl's own is missing (see the header).
+std::string CaBundle() {
+  if (std::string file = Env("SSL_CERT_FILE"); !file.empty()) return file;
+  const char* builtin = curl_version_info(CURLVERSION_NOW)->cainfo;
+  if (builtin && std::filesystem::exists(builtin)) return "";
+  const char* amazon_linux = "/etc/pki/tls/certs/ca-bundle.crt";
+  return std::filesystem::exists(amazon_linux) ? amazon_linux : "";
+}
+
+}  // namespace
+
+std::string SignedHttp::Reply::Header(std::string_view name) const {
+  for (const auto& [n, v] : headers)
+    if (n == name) return v;
+  return "";
+}
+
+SignedHttp::SignedHttp(JsonService service, ClientOptions options)
     : impl_(std::make_unique<Impl>()) {
   FillFromEnvironment(options, service);
   impl_->service = std::move(service);
@@ -104,8 +139,10 @@ JsonClient::JsonClient(JsonService service, ClientOptions options)
   impl_->curl = curl_easy_init();
   if (!impl_->curl) throw TerminalError(name + ": curl_easy_init failed");
   impl_->signing = "aws:amz:" + o.region + ":" + impl_->service.signing_name;
+  impl_->base = o.endpoint;
+  while (!impl_->base.empty() && impl_->base.back() == '/')
+    impl_->base.pop_back();
   CURL* c = impl_->curl;
-  curl_easy_setopt(c, CURLOPT_URL, o.endpoint.c_str());
   curl_easy_setopt(c, CURLOPT_POST, 1L);
   curl_easy_setopt(c, CURLOPT_AWS_SIGV4, impl_->signing.c_str());
   curl_easy_setopt(c, CURLOPT_USERNAME, o.access_key_id.c_str());
@@ -115,59 +152,88 @@ JsonClient::JsonClient(JsonService service, ClientOptions options)
   // Threads: no signals for timeouts (curl would otherwise use SIGALRM).
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, CollectHeader);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
+  if (std::string bundle = CaBundle(); !bundle.empty())
+    curl_easy_setopt(c, CURLOPT_CAINFO, bundle.c_str());
 }
 
-JsonClient::~JsonClient() = default;
+SignedHttp::~SignedHttp() = default;
 
-const JsonService& JsonClient::service() const { return impl_->service; }
+const JsonService& SignedHttp::service() const { return impl_->service; }
 
-const ClientOptions& JsonClient::options() const { return impl_->options; }
+const ClientOptions& SignedHttp::options() const { return impl_->options; }
 
-JsonClient::Answer JsonClient::Call(
-    std::string_view operation, const nlohmann::json& request,
-    const std::string& what, std::initializer_list<std::string_view> expected) {
-  const JsonService& service = impl_->service;
-  std::string body;
-  try {
-    body = request.dump();
-  } catch (const nlohmann::json::exception& e) {
-    throw TerminalError(what + ": cannot encode the request: " + e.what());
-  }
-  const std::string content_type =
-      "Content-Type: application/x-amz-json-" + service.json_version;
-  const std::string target =
-      "X-Amz-Target: " + service.target_prefix + "." + std::string(operation);
-  curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, content_type.c_str());
-  headers = curl_slist_append(headers, target.c_str());
+SignedHttp::Reply SignedHttp::Post(const std::string& path,
+                                   const std::vector<std::string>& headers,
+                                   const std::string& body,
+                                   const std::string& what) {
+  curl_slist* list = nullptr;
+  for (const std::string& h : headers)
+    list = curl_slist_append(list, h.c_str());
   // No "Expect: 100-continue" round trip for large bodies.
-  headers = curl_slist_append(headers, "Expect:");
+  list = curl_slist_append(list, "Expect:");
   std::string token;
   if (!impl_->options.session_token.empty()) {
     token = "X-Amz-Security-Token: " + impl_->options.session_token;
-    headers = curl_slist_append(headers, token.c_str());
+    list = curl_slist_append(list, token.c_str());
   }
   CURL* curl = impl_->curl;
   char* error = impl_->error;
-  std::string response;
+  const std::string url = impl_->base + path;
+  Reply reply;
   error[0] = '\0';
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
                    static_cast<curl_off_t>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply);
   CURLcode code = curl_easy_perform(curl);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
-  curl_slist_free_all(headers);
+  curl_slist_free_all(list);
   if (code != CURLE_OK) {
     std::string message = what + ": curl: " + curl_easy_strerror(code);
     if (error[0]) message += std::string(" (") + error + ")";
     if (IsRetryable(code)) throw RetryableError(message);
     throw TerminalError(message);
   }
-  long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+  return reply;
+}
+
+JsonClient::JsonClient(JsonService service, ClientOptions options)
+    : http_(std::move(service), std::move(options)) {}
+
+JsonClient::~JsonClient() = default;
+
+const JsonService& JsonClient::service() const { return http_.service(); }
+
+const ClientOptions& JsonClient::options() const { return http_.options(); }
+
+bool JsonClient::IsRetryable(const std::string& type) const {
+  const auto& list = http_.service().retryable_errors;
+  return std::find(list.begin(), list.end(), type) != list.end();
+}
+
+JsonClient::Answer JsonClient::Call(
+    std::string_view operation, const nlohmann::json& request,
+    const std::string& what, std::initializer_list<std::string_view> expected) {
+  const JsonService& service = http_.service();
+  std::string body;
+  try {
+    body = request.dump();
+  } catch (const nlohmann::json::exception& e) {
+    throw TerminalError(what + ": cannot encode the request: " + e.what());
+  }
+  SignedHttp::Reply reply = http_.Post(
+      "/",
+      {"Content-Type: application/x-amz-json-" + service.json_version,
+       "X-Amz-Target: " + service.target_prefix + "." + std::string(operation)},
+      body, what);
+  const long status = reply.status;
+  const std::string& response = reply.body;
   nlohmann::json answer =
       nlohmann::json::parse(response, nullptr, /*allow_exceptions=*/false);
   if (status == 200) {
@@ -195,7 +261,7 @@ JsonClient::Answer JsonClient::Call(
   } else {
     text += type + (message.empty() ? "" : ": " + message);
   }
-  if (status >= 500 || impl_->IsRetryable(type)) throw RetryableError(text);
+  if (status >= 500 || IsRetryable(type)) throw RetryableError(text);
   throw TerminalError(text);
 }
 

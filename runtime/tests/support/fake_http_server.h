@@ -24,9 +24,15 @@ class FakeServer {
  public:
   enum class Mode { kAnswer, kHang, kReset };
   struct Answer {
-    int status = 200;
+    Answer(int status_ = 200, std::string body_ = "",
+           Mode mode_ = Mode::kAnswer, std::string headers_ = "")
+        : status(status_),
+          body(std::move(body_)),
+          mode(mode_),
+          headers(std::move(headers_)) {}
+    int status;
     std::string body;
-    Mode mode = Mode::kAnswer;
+    Mode mode;
     // Extra response header lines, each ending in "\r\n".
     std::string headers;
   };

@@ -19,14 +19,15 @@
 // type); a 200 whose body is not a JSON object is TerminalError ("<what>:
 // <Service> answered with malformed JSON").
 //
-// Threads: a JsonClient owns one curl handle (and its kept-alive
-// connection) and must not be used by two threads at once.
+// Threads: a JsonClient (a SignedHttp) owns one curl handle (and its
+// kept-alive connection) and must not be used by two threads at once.
 #pragma once
 
 #include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -71,6 +72,48 @@ struct JsonService {
 // Fills the empty fields of `options` for `service` (see ClientOptions).
 void FillFromEnvironment(ClientOptions& options, const JsonService& service);
 
+// One service's signed HTTP requests: the connection, SigV4 signing,
+// credentials and curl's failures, written once for the JSON-protocol
+// services (JsonClient) and the REST ones (LambdaClient). TLS trusts the
+// file SSL_CERT_FILE names, else libcurl's default bundle, else Amazon
+// Linux's /etc/pki/tls/certs/ca-bundle.crt (a package built on Debian runs
+// on Amazon Linux in Lambda).
+class SignedHttp {
+ public:
+  // Fills `options` from the environment. Throws runtime::TerminalError
+  // ("<Service>: no credentials ...") when no key or secret is found, or
+  // when libcurl cannot be initialized (curl_global_init runs once per
+  // process).
+  SignedHttp(JsonService service, ClientOptions options);
+  ~SignedHttp();
+  SignedHttp(const SignedHttp&) = delete;
+  SignedHttp& operator=(const SignedHttp&) = delete;
+
+  const JsonService& service() const;
+  const ClientOptions& options() const;
+
+  struct Reply {
+    long status = 0;
+    std::string body;
+    // Response headers, names in lower case.
+    std::vector<std::pair<std::string, std::string>> headers;
+    // The header's value, "" when absent; `name` in lower case.
+    std::string Header(std::string_view name) const;
+  };
+
+  // POSTs `body` to the endpoint's `path` ("/" for JSON services) with
+  // `headers` ("Name: value") besides the signature and security token.
+  // curl's timeouts, refused, reset or empty connections throw
+  // RetryableError ("<what>: curl: <curl's text> (<detail>)"), other curl
+  // failures TerminalError; every HTTP answer comes back as a Reply.
+  Reply Post(const std::string& path, const std::vector<std::string>& headers,
+             const std::string& body, const std::string& what);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 class JsonClient {
  public:
   // Fills `options` from the environment. Throws runtime::TerminalError
@@ -102,8 +145,9 @@ class JsonClient {
               std::initializer_list<std::string_view> expected = {});
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  bool IsRetryable(const std::string& type) const;
+
+  SignedHttp http_;
 };
 
 }  // namespace novacat::aws

@@ -1,0 +1,308 @@
+"""The seed example on the deployable pieces, against `novacat run` on SQLite.
+
+  end_to_end_test.py NOVACAT ZIP...
+
+The packaged Lambda functions (the zips, unpacked) run on @vercel/fun behind
+a Lambda Invoke endpoint on 127.0.0.1 (tests/tools/lambda_invoke_server.mjs),
+over DynamoDB on dynalite (the table made as the stack's NovaCatTable) and
+EventBridge on moto (a bus with the stack's rules, each targeting an SQS
+queue in place of the consumer's state machine, so the test sees what was
+routed, and one more rule sending every published event to a second
+queue). The local executor runs the generated definitions and every Task
+invokes the function (`novacat run --function`, what Step Functions'
+lambda:invoke does); the test then plays EventBridge's targets: each routed
+event starts its consumer the same way, until no event is left.
+
+The same name then runs through `novacat run --follow` on SQLite. Both must
+end with the same runs (workflow, status, outcome), the same JobRuns and
+Attempts (ids and times aside) and the same events. Then the event that
+started ingest_new_nova is delivered a second time (EventBridge delivers at
+least once): the second run ends DUPLICATE_SKIPPED by its idempotency key.
+Fixtures: store_dynalite (NOVACAT_DYNALITE_STATE), aws_moto
+(NOVACAT_MOTO_STATE).
+"""
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lambda_package_test import ROOT, create_table, dynalite_endpoint, unpack  # noqa: E402
+
+NOVACAT = None
+ZIPS = []
+REGION = "us-east-1"
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret",
+               "AWS_REGION": REGION}
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+INPUT = {"candidate_name": "V1500 Cygni"}
+
+
+def moto_endpoint():
+    state = os.environ.get("NOVACAT_MOTO_STATE")
+    if not state:
+        raise SystemExit("NOVACAT_MOTO_STATE is not set (ctest fixture aws_moto)")
+    with open(state) as f:
+        return f.readline().strip()
+
+
+def stack():
+    with open(os.path.join(ROOT, "generated", "stack.template.json")) as f:
+        return json.load(f)
+
+
+def consumers_by_route(template):
+    """Route logical id -> (publisher, event, consumer workflow)."""
+    by_logical_id = {}
+    for name, resource in template["Resources"].items():
+        if resource["Type"] == "AWS::Lambda::Function":
+            workflow = resource["Properties"]["Environment"]["Variables"]["NOVACAT_WORKFLOW"]
+            by_logical_id[name.removesuffix("Function") + "StateMachine"] = workflow
+    routes = {}
+    for name, resource in template["Resources"].items():
+        if resource["Type"] != "AWS::Events::Rule":
+            continue
+        pattern = resource["Properties"]["EventPattern"]
+        target = resource["Properties"]["Targets"][0]["Arn"]["Ref"]
+        routes[name] = (pattern, by_logical_id[target])
+    return routes
+
+
+def normalized(value):
+    """Ids and times replaced by placeholders, for comparing two runs."""
+    text = json.dumps(value, sort_keys=True)
+    text = UUID.sub("<uuid>", text)
+    text = TIME.sub("<time>", text)
+    return json.loads(text)
+
+
+class EndToEndTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import boto3
+        cls.tmp = tempfile.TemporaryDirectory()
+        tmp = cls.tmp.name
+        cls.table = "NovaCatE2E%d" % os.getpid()
+        cls.bus = "novacat-e2e-%d" % os.getpid()
+        cls.dynalite = dynalite_endpoint()
+        cls.moto = moto_endpoint()
+        create_table(cls.dynalite, cls.table)
+        session = dict(region_name=REGION, aws_access_key_id="AKIDEXAMPLE",
+                       aws_secret_access_key="secret", endpoint_url=cls.moto)
+        events = boto3.client("events", **session)
+        cls.sqs = boto3.client("sqs", **session)
+        cls.queue = cls.sqs.create_queue(QueueName=cls.bus)["QueueUrl"]
+        queue_arn = cls.sqs.get_queue_attributes(
+            QueueUrl=cls.queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        events.create_event_bus(Name=cls.bus)
+        cls.routes = consumers_by_route(stack())
+        for name, (pattern, _) in cls.routes.items():
+            events.put_rule(Name=name, EventBusName=cls.bus,
+                            EventPattern=json.dumps(pattern))
+            events.put_targets(Rule=name, EventBusName=cls.bus,
+                               Targets=[{"Id": "queue", "Arn": queue_arn}])
+        # Every event any workflow publishes, routed or not (a second queue).
+        cls.published = cls.sqs.create_queue(QueueName=cls.bus + "-all")["QueueUrl"]
+        published_arn = cls.sqs.get_queue_attributes(
+            QueueUrl=cls.published, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        workflows = sorted(os.path.basename(z)[:-len(".zip")] for z in ZIPS)
+        events.put_rule(Name="Everything", EventBusName=cls.bus,
+                        EventPattern=json.dumps({"source": workflows}))
+        events.put_targets(Rule="Everything", EventBusName=cls.bus,
+                           Targets=[{"Id": "queue", "Arn": published_arn}])
+        functions = {}
+        for zip_path in ZIPS:
+            workflow = os.path.basename(zip_path)[:-len(".zip")]
+            folder = os.path.join(tmp, workflow)
+            os.mkdir(folder)
+            unpack(zip_path, folder)
+            functions[workflow] = folder
+        ready = os.path.join(tmp, "ready")
+        config = {"functions": functions, "region": REGION,
+                  "access_key_id": "AKIDEXAMPLE", "secret_access_key": "secret",
+                  "ready_file": ready,
+                  "environment": {"NOVACAT_TABLE_NAME": cls.table,
+                                  "NOVACAT_EVENT_BUS_NAME": cls.bus,
+                                  "AWS_ENDPOINT_URL_DYNAMODB": cls.dynalite,
+                                  "AWS_ENDPOINT_URL_EVENTS": cls.moto}}
+        with open(os.path.join(tmp, "config.json"), "w") as f:
+            json.dump(config, f)
+        node = os.path.join(ROOT, "tests", "tools", "node_modules", ".bin", "node")
+        cls.functions_log = open(os.path.join(tmp, "functions.log"), "w")
+        cls.server = subprocess.Popen(
+            [node if os.path.exists(node) else "node",
+             os.path.join(ROOT, "tests", "tools", "lambda_invoke_server.mjs"),
+             os.path.join(tmp, "config.json")],
+            stdout=cls.functions_log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while not os.path.exists(ready) or not open(ready).read().strip():
+            if cls.server.poll() is not None or time.time() > deadline:
+                raise RuntimeError("the Lambda Invoke server did not start")
+            time.sleep(0.1)
+        cls.invoke = "http://127.0.0.1:%s" % open(ready).read().strip()
+        cls.env = dict(os.environ, **CREDENTIALS,
+                       AWS_ENDPOINT_URL_DYNAMODB=cls.dynalite,
+                       AWS_ENDPOINT_URL_LAMBDA=cls.invoke)
+        cls.remote = cls.run_chain()
+        cls.local = cls.run_local()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.terminate()
+        cls.server.wait(timeout=30)
+        cls.functions_log.close()
+        cls.tmp.cleanup()
+
+    @classmethod
+    def novacat(cls, *args):
+        answer = subprocess.run([NOVACAT, *args], cwd=ROOT, env=cls.env,
+                                capture_output=True, text=True, timeout=300)
+        return answer
+
+    @classmethod
+    def run_remote(cls, workflow, event):
+        answer = cls.novacat("run", workflow, "--dynamodb", cls.table,
+                             "--function", workflow, "--input", json.dumps(event))
+        if answer.returncode != 0:
+            raise AssertionError("novacat run %s --function: exit %d\n%s\n%s" % (
+                workflow, answer.returncode, answer.stdout, answer.stderr))
+        (run,) = json.loads(answer.stdout)["runs"]
+        return run
+
+    @classmethod
+    def routed_events(cls, queue=None):
+        """Every event the rules delivered to the queue since the last call."""
+        queue = queue or cls.queue
+        events = []
+        while True:
+            answer = cls.sqs.receive_message(QueueUrl=queue,
+                                             MaxNumberOfMessages=10, WaitTimeSeconds=1)
+            messages = answer.get("Messages", [])
+            if not messages:
+                return events
+            for m in messages:
+                events.append(json.loads(m["Body"]))
+                cls.sqs.delete_message(QueueUrl=queue, ReceiptHandle=m["ReceiptHandle"])
+
+    @classmethod
+    def consumer_of(cls, envelope):
+        matches = [consumer for pattern, consumer in cls.routes.values()
+                   if envelope["source"] in pattern["source"]
+                   and envelope["detail-type"] in pattern["detail-type"]]
+        assert len(matches) == 1, (envelope, matches)
+        return matches[0]
+
+    @classmethod
+    def run_chain(cls):
+        seeded = cls.novacat("seed", "--dynamodb", cls.table)
+        assert seeded.returncode == 0, seeded.stderr
+        runs = [dict(cls.run_remote("initialize_nova", INPUT), events=[])]
+        pending = [runs[0]]
+        cls.ingest_event = None
+        while pending:
+            run = pending.pop(0)
+            for envelope in cls.routed_events(cls.published):
+                producer = next(r for r in runs if r["workflow"] == envelope["source"])
+                producer["events"].append(
+                    {"event": envelope["detail-type"], "detail": envelope["detail"]})
+            for envelope in cls.routed_events():
+                consumer = cls.consumer_of(envelope)
+                if consumer == "ingest_new_nova":
+                    cls.ingest_event = envelope["detail"]
+                started = dict(cls.run_remote(consumer, envelope["detail"]), events=[],
+                               started_by=envelope["source"])
+                runs.append(started)
+                pending.append(started)
+        return runs
+
+    @classmethod
+    def run_local(cls):
+        db = os.path.join(cls.tmp.name, "local.db")
+        seeded = cls.novacat("seed", "--db", db)
+        assert seeded.returncode == 0, seeded.stderr
+        answer = cls.novacat("run", "initialize_nova", "--db", db, "--follow",
+                             "--input", json.dumps(INPUT))
+        assert answer.returncode == 0, answer.stderr
+        cls.local_db = db
+        return json.loads(answer.stdout)["runs"]
+
+    def summary(self, runs):
+        return sorted((r["workflow"], r["status"], r.get("outcome")) for r in runs)
+
+    def test_same_runs(self):
+        self.assertEqual(self.summary(self.remote), self.summary(self.local))
+        self.assertEqual(self.summary(self.remote), [
+            ("discover_spectra_products", "SUCCEEDED", "DISCOVERED"),
+            ("ingest_new_nova", "SUCCEEDED", "LAUNCHED"),
+            ("initialize_nova", "SUCCEEDED", "EXISTS_AND_LAUNCHED"),
+            ("refresh_references", "SUCCEEDED", "REFRESHED"),
+        ])
+
+    def test_same_job_runs(self):
+        def job_runs(runs):
+            return sorted((normalized({k: v for k, v in r["job_run"].items()
+                                      if k not in ("PK", "SK", "execution_arn")})
+                           for r in runs), key=json.dumps)
+        self.assertEqual(job_runs(self.remote), job_runs(self.local))
+
+    def test_same_events(self):
+        def events(runs):
+            return sorted((r["workflow"], e["event"], json.dumps(normalized(e["detail"]),
+                                                                 sort_keys=True))
+                          for r in runs for e in r["events"])
+        remote, local = events(self.remote), events(self.local)
+        self.assertEqual(remote, local)
+        self.assertEqual(len(local), 8)
+
+    def attempts_remote(self):
+        import boto3
+        client = boto3.client("dynamodb", endpoint_url=self.dynalite, region_name=REGION,
+                              aws_access_key_id="AKIDEXAMPLE", aws_secret_access_key="secret")
+        from boto3.dynamodb.types import TypeDeserializer
+        d = TypeDeserializer()
+        items = []
+        for page in client.get_paginator("scan").paginate(TableName=self.table):
+            items += [{k: d.deserialize(v) for k, v in i.items()} for i in page["Items"]]
+        return items
+
+    def test_same_attempts(self):
+        def key(item):
+            return (item["state_name"], int(item["attempt_number"]), item["status"],
+                    int(item.get("map_item_index", -1)))
+        remote_runs = {r["job_run"]["job_run_id"]: r["workflow"] for r in self.remote}
+        local_runs = {r["job_run"]["job_run_id"]: r["workflow"] for r in self.local}
+        remote = sorted((remote_runs[i["job_run_id"]],) + key(i)
+                        for i in self.attempts_remote()
+                        if i.get("entity") == "Attempt" and i["job_run_id"] in remote_runs)
+        with sqlite3.connect(self.local_db) as db:
+            bodies = [json.loads(b) for (b,) in db.execute("SELECT body FROM items")]
+        local = sorted((local_runs[i["job_run_id"]],) + key(i) for i in bodies
+                       if i.get("entity") == "Attempt" and i["job_run_id"] in local_runs)
+        self.assertEqual(remote, local)
+        self.assertGreater(len(local), 20)
+
+    def test_a_second_delivery_is_a_duplicate(self):
+        self.assertIsNotNone(self.ingest_event)
+        again = self.run_remote("ingest_new_nova", self.ingest_event)
+        self.assertEqual((again["status"], again["outcome"]),
+                         ("SUCCEEDED", "DUPLICATE_SKIPPED"))
+        # No side effect repeated: nothing published, nothing routed.
+        self.assertEqual(self.routed_events(self.published), [])
+        self.assertEqual(self.routed_events(), [])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        raise SystemExit(__doc__)
+    NOVACAT = os.path.realpath(sys.argv[1])
+    ZIPS = [os.path.realpath(z) for z in sys.argv[2:]]
+    result = unittest.TextTestRunner(verbosity=2).run(
+        unittest.defaultTestLoader.loadTestsFromTestCase(EndToEndTest))
+    sys.exit(0 if result.wasSuccessful() else 1)
