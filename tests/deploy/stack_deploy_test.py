@@ -449,8 +449,8 @@ def table_problems(d):
             for name, (pk, sk) in TABLE_GSIS.items()}
     if got != want:
         problems.append(("NovaCatTable", "gsis",
-                         f"GSIs {json.dumps(got, sort_keys=True)}, expected "
-                         f"{json.dumps(want, sort_keys=True)}"))
+                         f"GSIs {sorted(got)}, expected {sorted(want)}: "
+                         f"{first_difference(got, want)}"))
     if t.get("LocalSecondaryIndexes"):
         problems.append(("NovaCatTable", "lsis",
                          f"unexpected LSIs {t['LocalSecondaryIndexes']}"))
@@ -560,13 +560,17 @@ def state_machine_problems(d, specs):
         want = json.loads(asl.replace(placeholder, function_arn))
         deployed = json.loads(definition)
         difference = first_difference(deployed, want)
-        if difference and deployed == moto_fn_sub(asl, p + "FunctionArn",
-                                                  function_arn):
+        if difference:
             # moto renders the list form of Fn::Sub with Python's
             # string.Template, which also turns the ASL's "$$" (context
             # object paths, "$$.Execution.Id") into "$"; CloudFormation
             # does not (TemplateTest checks the template's own rendering).
-            difference = None
+            # Exactly moto's rendering is accepted; otherwise the difference
+            # shown is against it, so it names the real fault.
+            difference = first_difference(
+                deployed, moto_fn_sub(asl, p + "FunctionArn", function_arn))
+            if difference:
+                difference += " (against moto's Fn::Sub rendering, $$ as $)"
         if difference:
             problems.append((logical, "definition",
                              f"not the generated ASL with {placeholder} = "
@@ -602,7 +606,7 @@ def matching_problems(d, routes, rules):
     put_events when a matching rule targets a state machine.)"""
     problems = []
     events, sqs = d.client("events"), d.client("sqs")
-    scratch = f"{d.stack}-patterns"
+    scratch = f"{d.stack}-patterns-{uuid.uuid4().hex[:8]}"
     events.create_event_bus(Name=scratch)
     queues = {}
     for route in routes:
@@ -743,10 +747,14 @@ def iam_problems(d, specs):
             if isinstance(s.get("Resource"), str) and s["Resource"].startswith(
                     "arn:aws:logs:") and s["Resource"].endswith(":*"):
                 s["Resource"] = s["Resource"][:-2]
-        if sorted(map(canonical, got)) != sorted(map(canonical, statements)):
+        got_c, want_c = sorted(map(canonical, got)), sorted(map(canonical, statements))
+        if got_c != want_c:
+            extra = [x for x in got_c if x not in want_c]
+            missing = [x for x in want_c if x not in got_c]
             problems.append((logical, "statements",
-                             f"statements {json.dumps(got)}, expected exactly "
-                             f"{json.dumps(statements)}"))
+                             f"statements not expected: [{', '.join(extra)}]; "
+                             f"expected, missing: [{', '.join(missing)}] "
+                             f"({len(got_c)} statements, {len(want_c)} expected)"))
     return problems
 
 
