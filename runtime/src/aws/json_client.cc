@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "curl_headers.h"
 #include "novacat/runtime/errors.h"
 
 namespace novacat::aws {
@@ -87,24 +88,6 @@ struct SignedHttp::Impl {
 
 namespace {
 
-size_t CollectHeader(char* data, size_t size, size_t count, void* out) {
-  std::string_view line(data, size * count);
-  if (size_t colon = line.find(':'); colon != std::string_view::npos) {
-    std::string name(line.substr(0, colon));
-    for (char& c : name)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' ||
-                              value.back() == ' '))
-      value.remove_suffix(1);
-    static_cast<SignedHttp::Reply*>(out)->headers.emplace_back(
-        std::move(name), std::string(value));
-  }
-  return size * count;
-}
-
 // The CA bundle to trust when libcurl's own is missing (see the header).
 std::string CaBundle() {
   if (std::string file = Env("SSL_CERT_FILE"); !file.empty()) return file;
@@ -117,9 +100,7 @@ std::string CaBundle() {
 }  // namespace
 
 std::string SignedHttp::Reply::Header(std::string_view name) const {
-  for (const auto& [n, v] : headers)
-    if (n == name) return v;
-  return "";
+  return curl_headers::Find(headers, name);
 }
 
 SignedHttp::SignedHttp(JsonService service, ClientOptions options)
@@ -152,7 +133,7 @@ SignedHttp::SignedHttp(JsonService service, ClientOptions options)
   // Threads: no signals for timeouts (curl would otherwise use SIGALRM).
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, CollectHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, curl_headers::Collect);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
   if (std::string bundle = CaBundle(); !bundle.empty())
     curl_easy_setopt(c, CURLOPT_CAINFO, bundle.c_str());
@@ -189,7 +170,7 @@ SignedHttp::Reply SignedHttp::Post(const std::string& path,
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
                    static_cast<curl_off_t>(body.size()));
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply.headers);
   CURLcode code = curl_easy_perform(curl);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
   curl_slist_free_all(list);

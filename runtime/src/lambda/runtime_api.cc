@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "curl_headers.h"
 #include "novacat/runtime/errors.h"
 
 namespace novacat::lambda {
@@ -21,35 +22,6 @@ namespace {
 
 size_t Collect(char* data, size_t size, size_t count, void* out) {
   static_cast<std::string*>(out)->append(data, size * count);
-  return size * count;
-}
-
-// Response headers by lower-case name ("lambda-runtime-aws-request-id").
-struct Headers {
-  std::vector<std::pair<std::string, std::string>> fields;
-  std::string Get(std::string_view name) const {
-    for (const auto& [n, v] : fields)
-      if (n == name) return v;
-    return "";
-  }
-};
-
-size_t CollectHeader(char* data, size_t size, size_t count, void* out) {
-  std::string_view line(data, size * count);
-  size_t colon = line.find(':');
-  if (colon != std::string_view::npos) {
-    std::string name(line.substr(0, colon));
-    for (char& c : name)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' ||
-                              value.back() == ' '))
-      value.remove_suffix(1);
-    static_cast<Headers*>(out)->fields.emplace_back(std::move(name),
-                                                    std::string(value));
-  }
   return size * count;
 }
 
@@ -79,7 +51,7 @@ struct RuntimeApiClient::Impl {
   struct Reply {
     long status = 0;
     std::string body;
-    Headers headers;
+    curl_headers::Headers headers;
   };
 
   // One request; `post_body` null for a GET. Throws std::runtime_error
@@ -97,7 +69,7 @@ struct RuntimeApiClient::Impl {
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Collect);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, CollectHeader);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, curl_headers::Collect);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply.headers);
     curl_slist* headers = nullptr;
     std::string type_header;
@@ -157,16 +129,19 @@ Invocation RuntimeApiClient::Next() {
                              std::to_string(reply.status) + ": " +
                              reply.body.substr(0, 300));
   Invocation invocation;
-  invocation.request_id = reply.headers.Get("lambda-runtime-aws-request-id");
+  invocation.request_id =
+      curl_headers::Find(reply.headers, "lambda-runtime-aws-request-id");
   if (invocation.request_id.empty())
     throw std::runtime_error(
         "Lambda Runtime API invocation/next: no Lambda-Runtime-Aws-Request-Id");
-  const std::string deadline = reply.headers.Get("lambda-runtime-deadline-ms");
+  const std::string deadline =
+      curl_headers::Find(reply.headers, "lambda-runtime-deadline-ms");
   invocation.deadline_ms =
       deadline.empty() ? 0 : std::strtoll(deadline.c_str(), nullptr, 10);
   invocation.function_arn =
-      reply.headers.Get("lambda-runtime-invoked-function-arn");
-  invocation.trace_id = reply.headers.Get("lambda-runtime-trace-id");
+      curl_headers::Find(reply.headers, "lambda-runtime-invoked-function-arn");
+  invocation.trace_id =
+      curl_headers::Find(reply.headers, "lambda-runtime-trace-id");
   invocation.payload = std::move(reply.body);
   return invocation;
 }

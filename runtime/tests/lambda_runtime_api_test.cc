@@ -1,0 +1,169 @@
+// The Runtime API loop against the scripted HTTP server: what it asks,
+// what it answers for a result, a step's error, any other exception and a
+// failed initialization, and what the step sees (trace id, remaining time).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "fake_http_server.h"
+#include "novacat/lambda/runtime_api.h"
+#include "novacat/runtime/errors.h"
+
+namespace novacat::lambda {
+namespace {
+
+using novacat::testing::FakeServer;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// `next` answers: the event and the invocation's headers.
+FakeServer::Answer Next(const std::string& id, const std::string& event,
+                        int64_t deadline_ms = 0) {
+  std::string headers = "Lambda-Runtime-Aws-Request-Id: " + id +
+                        "\r\nLambda-Runtime-Trace-Id: Root=1-" + id +
+                        "\r\nLambda-Runtime-Invoked-Function-Arn: "
+                        "arn:aws:lambda:us-east-1:1:function:f\r\n";
+  if (deadline_ms)
+    headers +=
+        "Lambda-Runtime-Deadline-Ms: " + std::to_string(deadline_ms) + "\r\n";
+  return {200, event, FakeServer::Mode::kAnswer, headers};
+}
+
+const FakeServer::Answer kAccepted{202, R"({"status":"OK"})"};
+
+std::string Endpoint(const FakeServer& server) {
+  return server.endpoint().substr(std::string("http://").size());
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST(RuntimeApiTest, AnswersEachInvocationOnItsEndpoint) {
+  FakeServer server({Next("r1", R"({"n":1})"), kAccepted,
+                     Next("r2", R"({"n":2})"), kAccepted,
+                     Next("r3", R"({"n":3})"), kAccepted});
+  std::vector<std::string> traces;
+  int inits = 0;
+  int status = RunLoop(
+      [&]() -> InvocationHandler {
+        ++inits;
+        return [&](const Invocation& invocation) -> std::string {
+          traces.push_back(std::getenv("_X_AMZN_TRACE_ID"));
+          if (invocation.request_id == "r2")
+            throw runtime::QuarantineError("ambiguous resolver result");
+          if (invocation.request_id == "r3")
+            throw std::out_of_range("vector::at");
+          return R"({"ok":)" + invocation.payload + "}";
+        };
+      },
+      {Endpoint(server), 3});
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(inits, 1);  // once per process, not per invocation
+  EXPECT_EQ(traces,
+            (std::vector<std::string>{"Root=1-r1", "Root=1-r2", "Root=1-r3"}));
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 6u);
+  EXPECT_THAT(requests[0].first,
+              StartsWith("GET /2018-06-01/runtime/invocation/next HTTP/1.1"));
+  EXPECT_THAT(requests[1].first,
+              StartsWith("POST /2018-06-01/runtime/invocation/r1/response "));
+  EXPECT_EQ(requests[1].second, R"({"ok":{"n":1}})");
+  EXPECT_THAT(requests[3].first,
+              StartsWith("POST /2018-06-01/runtime/invocation/r2/error "));
+  EXPECT_THAT(requests[3].first,
+              HasSubstr("\r\nLambda-Runtime-Function-Error-Type: "
+                        "QuarantineError"));
+  EXPECT_EQ(requests[3].second,
+            R"({"errorMessage":"ambiguous resolver result",)"
+            R"("errorType":"QuarantineError"})");
+  // Not a StepError: TERMINAL with its message, and the loop goes on.
+  EXPECT_EQ(requests[5].second,
+            R"({"errorMessage":"vector::at","errorType":"TerminalError"})");
+}
+
+TEST(RuntimeApiTest, TheStepSeesTheTimeLeftBeforeTheDeadline) {
+  const int64_t deadline = NowMs() + 60000;
+  FakeServer server({Next("r1", R"({"n":1})", deadline), kAccepted});
+  int64_t remaining = 0;
+  InvocationHandler handler = [&](const Invocation& invocation) {
+    EXPECT_EQ(invocation.deadline_ms, deadline);
+    EXPECT_EQ(invocation.function_arn, "arn:aws:lambda:us-east-1:1:function:f");
+    remaining = invocation.deadline_ms - NowMs();
+    return std::string("{}");
+  };
+  EXPECT_EQ(RunLoop([&] { return handler; }, {Endpoint(server), 1}), 0);
+  EXPECT_GT(remaining, 50000);
+  EXPECT_LE(remaining, 60000);
+}
+
+TEST(RuntimeApiTest, AFailedInitializationIsReportedOnTheInitEndpoint) {
+  FakeServer server({kAccepted});
+  int status = RunLoop(
+      []() -> InvocationHandler {
+        throw runtime::TerminalError("NOVACAT_TABLE_NAME is not set");
+      },
+      {Endpoint(server), 1});
+  EXPECT_EQ(status, 1);
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_THAT(requests[0].first,
+              StartsWith("POST /2018-06-01/runtime/init/error HTTP/1.1"));
+  EXPECT_THAT(requests[0].first,
+              HasSubstr("\r\nLambda-Runtime-Function-Error-Type: "
+                        "TerminalError"));
+  EXPECT_EQ(requests[0].second,
+            R"({"errorMessage":"NOVACAT_TABLE_NAME is not set",)"
+            R"("errorType":"TerminalError"})");
+}
+
+TEST(RuntimeApiTest, WithoutTheRuntimeApiItSaysWhatItIs) {
+  unsetenv("AWS_LAMBDA_RUNTIME_API");
+  ::testing::internal::CaptureStderr();
+  int status = RunLoop([]() -> InvocationHandler { return {}; });
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "AWS_LAMBDA_RUNTIME_API is not set: this program is a Lambda "
+            "function (custom runtime provided.al2023); run it in Lambda or "
+            "under a Runtime API emulator\n");
+}
+
+TEST(WorkflowHandlerTest, StepsSeeTheRemainingTime) {
+  runtime::WorkflowBinding binding;
+  binding.facts.workflow_name = "w";
+  binding.is_domain_task = [](std::string_view) { return true; };
+  int64_t seen = 0;
+  binding.dispatch = [&](std::string_view, const nlohmann::json& document,
+                         runtime::StepContext& context) {
+    seen = context.RemainingMs();
+    return document;
+  };
+  runtime::MemoryStore store;
+  runtime::CaptureSink log;
+  runtime::CaptureBus bus;
+  runtime::SystemRandom random;
+  runtime::HostServices services{store, log, bus, random};
+  Invocation invocation;
+  invocation.request_id = "r1";
+  invocation.deadline_ms = NowMs() + 30000;
+  invocation.payload =
+      R"({"workflow": "w", "state_name": "S", "retry_count": 0,
+          "execution_arn": "arn:x", "state": {"a": 1}})";
+  EXPECT_EQ(WorkflowHandler(binding, services)(invocation), R"({"a":1})");
+  EXPECT_GT(seen, 20000);
+  EXPECT_LE(seen, 30000);
+  invocation.payload = "not json";
+  try {
+    WorkflowHandler(binding, services)(invocation);
+    ADD_FAILURE() << "no error";
+  } catch (const runtime::TerminalError& e) {
+    EXPECT_STREQ(e.what(), "the invocation payload is not JSON");
+  }
+}
+
+}  // namespace
+}  // namespace novacat::lambda
