@@ -104,7 +104,7 @@ function(_novacat_add_lambda name environment data)
   target_link_libraries(${target} PRIVATE novacat_workflow_${name}
     novacat_lambda)
   if(environment)
-    target_link_libraries(${target} PRIVATE novacat_workflow_lambda_world)
+    target_link_libraries(${target} PRIVATE novacat_workflow_sources)
   endif()
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name}
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lambda/bin)

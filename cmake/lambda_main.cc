@@ -18,23 +18,23 @@
 #include "novacat/lambda/runtime_api.h"
 #include "novacat/lambda/services.h"
 #if NOVACAT_LAMBDA_ENVIRONMENT
-#include "novacat/workflows/lambda_world.h"
+#include "novacat/workflows/sources_world.h"
 #endif
 
 int main() {
   namespace lambda = novacat::lambda;
   std::unique_ptr<lambda::Services> services;
 #if NOVACAT_LAMBDA_ENVIRONMENT
-  std::unique_ptr<novacat::workflows::LambdaWorld> world;
+  std::unique_ptr<novacat::workflows::SourcesWorld> world;
 #endif
   std::shared_ptr<void> steps;  // what `binding` dispatches to
   novacat::runtime::WorkflowBinding binding;
   return lambda::RunLoop([&] {
     services = lambda::Services::FromEnvironment(NOVACAT_WORKFLOW_NAME);
 #if NOVACAT_LAMBDA_ENVIRONMENT
-    world = std::make_unique<novacat::workflows::LambdaWorld>(
+    world = std::make_unique<novacat::workflows::SourcesWorld>(
         services->table(), services->random(),
-        novacat::workflows::LambdaWorld::SourcesFromEnvironment());
+        novacat::workflows::SourcesWorld::SourcesFromEnvironment());
     auto made = novacat::NOVACAT_WORKFLOW::MakeSteps(world->env);
 #else
     auto made = novacat::NOVACAT_WORKFLOW::MakeSteps();

@@ -1,14 +1,15 @@
-// The Environment of the seed workflows' step logic inside Lambda: the
-// access-pattern repository over the function's DynamoDB table, and the
-// outside sources (archive resolver, spectra providers, reference
-// sources).
+// The seed workflows' Environment over a Table and file-backed outside
+// sources: the access-pattern repository, and the archive resolver,
+// spectra providers and reference sources of workflows/domain reading a
+// folder laid out like fixtures/ (resolver/names.json, providers/,
+// references/). Lambda uses it over the function's DynamoDB table with the
+// folder the package ships under `sources/` (cmake/lambda_main.cc);
+// `novacat run` and the tests over SQLite or a MemoryTable with fixtures/
+// (app/fixture_world.h).
 //
-// The sources are the file-backed clients of workflows/domain, reading the
-// catalog data the package ships under `sources/` (fixtures/'s resolver,
-// providers and references; NOVACAT_SOURCES_DIR overrides the folder).
 // Clients of the real archives implement the same interfaces
 // (domain::ArchiveResolver, ProviderClient, ReferenceSource) and replace
-// them here, nowhere else.
+// the file-backed ones here, nowhere else.
 #pragma once
 
 #include <filesystem>
@@ -24,11 +25,11 @@ namespace novacat::workflows {
 
 inline constexpr char kSourcesVariable[] = "NOVACAT_SOURCES_DIR";
 
-struct LambdaWorld {
+struct SourcesWorld {
   // `table` and `random` must outlive the world. Throws
   // runtime::TerminalError when the sources cannot be read.
-  LambdaWorld(store::Table& table, runtime::Random& random,
-              const std::filesystem::path& sources);
+  SourcesWorld(store::Table& table, runtime::Random& random,
+               const std::filesystem::path& sources);
 
   // NOVACAT_SOURCES_DIR, else $LAMBDA_TASK_ROOT/sources, else ./sources.
   static std::filesystem::path SourcesFromEnvironment();

@@ -1,4 +1,4 @@
-#include "novacat/workflows/lambda_world.h"
+#include "novacat/workflows/sources_world.h"
 
 #include <cstdlib>
 
@@ -18,15 +18,15 @@ std::filesystem::path Checked(const std::filesystem::path& sources) {
 
 }  // namespace
 
-LambdaWorld::LambdaWorld(store::Table& table, runtime::Random& random,
-                         const std::filesystem::path& sources)
+SourcesWorld::SourcesWorld(store::Table& table, runtime::Random& random,
+                           const std::filesystem::path& sources)
     : repository(table),
       resolver(Checked(sources) / "resolver" / "names.json"),
       providers(sources / "providers"),
       references(sources / "references"),
       env{repository, resolver, providers, references, random} {}
 
-std::filesystem::path LambdaWorld::SourcesFromEnvironment() {
+std::filesystem::path SourcesWorld::SourcesFromEnvironment() {
   if (const char* dir = std::getenv(kSourcesVariable); dir && *dir) return dir;
   if (const char* root = std::getenv("LAMBDA_TASK_ROOT"); root && *root)
     return std::filesystem::path(root) / "sources";
