@@ -97,9 +97,11 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEMPLATE = os.path.join(ROOT, "generated", "stack.template.json")
+DEPLOY_SCRIPT = os.path.join(ROOT, "scripts", "deploy.sh")
 REGION = "us-east-1"
 CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 ZIPS = {}  # workflow -> path of its zip, from the command line
+BUILD_DIR = None  # the build folder holding lambda/<workflow>.zip
 # What an API call can raise; moto answers some failures of a stack's
 # resource with that service's JSON error where XML is expected.
 API_ERRORS = (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError,
@@ -354,6 +356,11 @@ class Deployment:
             "--parameter-overrides", *params,
             "--capabilities", "CAPABILITY_IAM")
         self.deploy_seconds = time.monotonic() - start
+        self.read_physical()
+        return status
+
+    def read_physical(self):
+        """What the stack created: logical id -> physical id."""
         self.physical = {}
         cf = self.client("cloudformation")
         try:
@@ -367,7 +374,24 @@ class Deployment:
                             "PhysicalResourceId", "")
         except API_ERRORS:
             pass  # no stack, or moto answering with another service's error
-        return status
+
+    def deploy_script(self, build_dir):
+        """scripts/deploy.sh (the zips' upload and the same deploy); returns
+        its exit status, like deploy()."""
+        args = ["--bucket", self.bucket, "--stack-name", self.stack,
+                "--prefix", self.prefix, "--build-dir", build_dir]
+        if "TableName" in self.overrides:
+            args += ["--table-name", self.overrides["TableName"]]
+        if "EventBusName" in self.overrides:
+            args += ["--event-bus-name", self.overrides["EventBusName"]]
+        start = time.monotonic()
+        done = subprocess.run(["bash", DEPLOY_SCRIPT] + args, env=self.cli_env(),
+                              stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=300)
+        self.deploy_seconds = time.monotonic() - start
+        self.deploy_output = done.stdout + done.stderr
+        self.read_physical()
+        return done.returncode
 
     def status(self):
         try:
@@ -800,7 +824,8 @@ class Fixture:
 
 
 class StackDeployTest(unittest.TestCase):
-    """The committed stack, deployed with `aws cloudformation deploy`, the
+    """The committed stack, deployed by scripts/deploy.sh (`aws s3 cp` and
+    `aws cloudformation deploy`), the
     table and bus names left at their defaults."""
 
     @classmethod
@@ -809,7 +834,9 @@ class StackDeployTest(unittest.TestCase):
         cls.specs = f.specs
         cls.d = Deployment(f.endpoint, f"novacat-deploy-{os.getpid()}",
                            f.bucket, f.prefix)
-        cls.d.assert_created(cls.d.deploy())
+        # Through scripts/deploy.sh, the README's one way to deploy: it
+        # uploads the zips again (the same bytes) and runs the same deploy.
+        cls.d.assert_created(cls.d.deploy_script(BUILD_DIR))
         with open(TEMPLATE) as t:
             count = len(json.load(t)["Resources"])
         print(f"\nstack {cls.d.stack}: {count} resources in the template, "
@@ -906,6 +933,47 @@ class TemplateTest(unittest.TestCase):
                 self.assertEqual(
                     cloudformation_fn_sub(text, {p + "FunctionArn": arn}),
                     asl.replace("${%sFunctionArn}" % p, arn))
+
+
+class DeployScriptTest(unittest.TestCase):
+    """scripts/deploy.sh stops before touching AWS when a zip is not built
+    or the bucket is missing, and says how to fix it (exit 2)."""
+
+    def run_script(self, *args):
+        f = Fixture.get()
+        d = Deployment(f.endpoint, "unused", "unused", "p/")
+        done = subprocess.run(["bash", DEPLOY_SCRIPT, *args], env=d.cli_env(),
+                              stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=120)
+        return done.returncode, done.stdout, done.stderr
+
+    def test_a_zip_not_built(self):
+        with tempfile.TemporaryDirectory() as build:
+            os.makedirs(os.path.join(build, "lambda"))
+            for w in ["discover_spectra_products", "ingest_new_nova",
+                      "initialize_nova"]:
+                shutil.copy(ZIPS[w], os.path.join(build, "lambda", w + ".zip"))
+            status, out, err = self.run_script(
+                "--bucket", Fixture.get().bucket, "--build-dir", build)
+        self.assertEqual((status, out), (2, ""))
+        self.assertEqual(err, (
+            f"deploy: missing {build}/lambda/refresh_references.zip: build "
+            f"them first with\n  cmake --build {build} --target lambda_zips\n"))
+
+    def test_a_missing_bucket(self):
+        status, out, err = self.run_script(
+            "--bucket", f"no-such-bucket-{os.getpid()}", "--build-dir", BUILD_DIR)
+        self.assertEqual((status, out), (2, ""))
+        self.assertEqual(err, (
+            f"deploy: bucket 'no-such-bucket-{os.getpid()}' is not there or not "
+            f"yours (make it: aws s3 mb s3://no-such-bucket-{os.getpid()})\n"))
+
+    def test_no_bucket(self):
+        status, out, err = self.run_script("--build-dir", BUILD_DIR)
+        self.assertEqual((status, out), (2, ""))
+        self.assertTrue(err.startswith(
+            "deploy: --bucket is required: the S3 bucket for the zips and the "
+            "template\nusage: scripts/deploy.sh --bucket BUCKET"), err)
 
 
 class MissingZipTest(unittest.TestCase):
@@ -1035,4 +1103,5 @@ if __name__ == "__main__":
         if not os.path.isfile(arg):
             sys.exit(f"{arg}: no such zip (build the lambda_zips target)")
         ZIPS[os.path.basename(arg)[:-len(".zip")]] = os.path.abspath(arg)
+        BUILD_DIR = os.path.dirname(os.path.dirname(os.path.abspath(arg)))
     unittest.main(argv=rest, verbosity=2)
