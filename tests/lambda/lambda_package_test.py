@@ -112,9 +112,9 @@ class FakeRuntimeApi:
         self.server.server_close()
 
 
-def start_bootstrap(folder, api, environment):
+def start_bootstrap(folder, api, environment, handler):
     env = {"PATH": "/usr/bin:/bin", "LAMBDA_TASK_ROOT": folder,
-           "AWS_LAMBDA_RUNTIME_API": api.endpoint, "_HANDLER": "h",
+           "AWS_LAMBDA_RUNTIME_API": api.endpoint, "_HANDLER": handler,
            "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
            "AWS_SECRET_ACCESS_KEY": "secret"}
     env.update(environment)
@@ -152,7 +152,7 @@ class SelfContainedTest(unittest.TestCase):
                 process = start_bootstrap(folder, api, {
                     "NOVACAT_TABLE_NAME": "NovaCat",
                     "AWS_ENDPOINT_URL": "http://127.0.0.1:%d" % free_port(),
-                })
+                }, workflow)
                 try:
                     api.invocations.put(("req-1", {
                         "workflow": workflow, "state_name": "BeginJobRun",
@@ -189,7 +189,8 @@ class SelfContainedTest(unittest.TestCase):
             socket.getaddrinfo(host, 80)
             process = start_bootstrap(folder, api, {
                 "NOVACAT_TABLE_NAME": "NovaCat",
-                "AWS_ENDPOINT_URL": "http://%s:%d" % (host, free_port())})
+                "AWS_ENDPOINT_URL": "http://%s:%d" % (host, free_port())},
+                "initialize_nova")
             try:
                 api.invocations.put(("req-2", {
                     "workflow": "initialize_nova", "state_name": "BeginJobRun",
@@ -210,26 +211,38 @@ class SelfContainedTest(unittest.TestCase):
                 process.communicate()
                 api.close()
 
-    def test_missing_table_name_is_an_init_error(self):
-        zip_path = ZIPS[0]
+    def init_error(self, environment, handler):
+        """What a package reports on init/error with `environment`."""
+        zip_path = next(z for z in ZIPS if z.endswith("/initialize_nova.zip"))
         with tempfile.TemporaryDirectory() as tmp:
             folder = os.path.realpath(tmp)
             unpack(zip_path, folder)
             api = FakeRuntimeApi()
-            process = start_bootstrap(folder, api, {})
+            process = start_bootstrap(folder, api, environment, handler)
             try:
                 path, error_type, body = api.posts.get(timeout=60)
                 self.assertEqual(path, "/2018-06-01/runtime/init/error")
-                self.assertEqual(error_type, "TerminalError")
-                self.assertEqual(body, {
-                    "errorType": "TerminalError",
-                    "errorMessage": "NOVACAT_TABLE_NAME is not set: it names "
-                                    "the NovaCat table (the stack sets it)"})
+                self.assertEqual(error_type, body["errorType"])
                 self.assertEqual(process.wait(timeout=30), 1)
+                return body
             finally:
                 process.kill()
                 process.communicate()
                 api.close()
+
+    def test_missing_table_name_is_an_init_error(self):
+        self.assertEqual(self.init_error({}, "initialize_nova"), {
+            "errorType": "TerminalError",
+            "errorMessage": "NOVACAT_TABLE_NAME is not set: it names "
+                            "the NovaCat table (the stack sets it)"})
+
+    def test_another_workflows_handler_is_an_init_error(self):
+        self.assertEqual(self.init_error({"NOVACAT_TABLE_NAME": "NovaCat"},
+                                         "ingest_new_nova"), {
+            "errorType": "TerminalError",
+            "errorMessage": "_HANDLER is 'ingest_new_nova' but this package "
+                            "runs initialize_nova: the function has another "
+                            "workflow's zip"})
 
 
 def dynalite_endpoint():

@@ -20,6 +20,13 @@ std::string Env(const char* name) {
 
 std::unique_ptr<Services> Services::FromEnvironment(
     const std::string& workflow) {
+  // The stack names each function's handler after its workflow: another
+  // name means this zip was deployed to another workflow's function.
+  if (std::string handler = Env("_HANDLER");
+      !handler.empty() && handler != workflow)
+    throw runtime::TerminalError("_HANDLER is '" + handler +
+                                 "' but this package runs " + workflow +
+                                 ": the function has another workflow's zip");
   store::DynamoDbOptions table_options;
   table_options.table_name = Env(kTableNameVariable);
   if (table_options.table_name.empty())

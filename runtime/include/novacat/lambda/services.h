@@ -1,6 +1,8 @@
 // What a workflow's Lambda runs with, made once per process (not per
 // invocation) from the environment the stack gives the function:
 //
+//   _HANDLER                the workflow's name (the stack's Handler), when
+//                           set: any other is an init error
 //   NOVACAT_TABLE_NAME      the NovaCat table (required)
 //   NOVACAT_EVENT_BUS_NAME  the bus PublishEvent sends to (default "default")
 //   AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN
