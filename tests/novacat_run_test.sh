@@ -34,6 +34,21 @@ expect_eq "unknown workflow message" "$(cat "$work/err")" \
   "novacat run: unknown workflow 'initialise_nova' (known: discover_spectra_products, ingest_new_nova, initialize_nova, refresh_references)"
 expect_eq "unknown workflow stdout" "$(cat "$work/out")" ""
 
+# --function (a deployed Lambda) needs the function's table, and no
+# --follow: exit 2, nothing run.
+function_rule="novacat run: --function needs --dynamodb TABLE (the function's table, where its JobRuns are) and no --follow (the function publishes to EventBridge, where the stack's rules start the next workflows)"
+"$novacat" run initialize_nova --db "$db" --function initialize_nova \
+  >"$work/out" 2>"$work/err"
+expect_eq "--function without --dynamodb exit" "$?" "2"
+expect_eq "--function without --dynamodb message" "$(cat "$work/err")" \
+  "$function_rule"
+"$novacat" run initialize_nova --dynamodb NovaCat --function initialize_nova \
+  --follow >"$work/out" 2>"$work/err"
+expect_eq "--function with --follow exit" "$?" "2"
+expect_eq "--function with --follow message" "$(cat "$work/err")" \
+  "$function_rule"
+expect_eq "--function refused stdout" "$(cat "$work/out")" ""
+
 # Input that is not JSON: exit 2, and still a FAILED JobRun (TERMINAL).
 "$novacat" run initialize_nova --db "$db" --input '{"candidate_name": ' \
   >"$work/bad.json" 2>"$work/err"
