@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "novacat/runtime/asl/executor.h"
 
@@ -36,32 +37,43 @@ std::unique_ptr<StateMachine> Load(const json& definition) {
   return machine;
 }
 
-// The happy path that ends EXISTS_AND_LAUNCHED: every task returns the
-// state document with the fields its Choice needs.
+// The happy path that ends EXISTS_AND_LAUNCHED, as
+// bench/initialize_nova_happy_path.json describes it (the input, what every
+// no-op Task returns, the states the run must enter), which
+// tests/tools/bench_local_sfn.mjs runs on aws-local-stepfunctions. Every
+// run must SUCCEED through exactly that path, or the benchmark stops with
+// the reason: it never measures a failing run.
 void BM_InitializeNovaHappyPath(benchmark::State& state) {
-  std::ifstream in("generated/initialize_nova/statemachine.asl.json");
-  auto machine = Load(json::parse(in));
-  const json document = {
-      {"candidate_name", "V1500 Cyg"},
-      {"correlation_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c"},
-      {"job_run_id", "j"},
-      {"exists_in_db", true},
-      {"nova_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6d"}};
+  std::ifstream scenario_file("bench/initialize_nova_happy_path.json");
+  if (!scenario_file) {
+    state.SkipWithError(
+        "cannot read bench/initialize_nova_happy_path.json (run from the "
+        "repository's root)");
+    return;
+  }
+  const json scenario = json::parse(scenario_file);
+  std::ifstream definition(scenario.at("definition").get<std::string>());
+  auto machine = Load(json::parse(definition));
+  const json& input = scenario.at("input");
+  const json& task_result = scenario.at("task_result");
+  const auto path = scenario.at("path").get<std::vector<std::string>>();
   auto handler = [&](const TaskInvocation&) {
-    return TaskOutcome{document, 0};
+    return TaskOutcome{task_result, 0};
   };
-  size_t transitions = 0;
   for (auto _ : state) {
-    RunResult r = machine->Run(
-        {{"candidate_name", "V1500 Cyg"},
-         {"correlation_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c"}},
-        handler);
-    if (r.status != "SUCCEEDED") state.SkipWithError(r.cause.c_str());
-    transitions = r.states.size();
+    RunResult r = machine->Run(input, handler);
+    if (r.status != "SUCCEEDED" || r.states != path) {
+      std::string why = "not the happy path: " + r.status;
+      if (!r.error.empty()) why += " (" + r.error + ": " + r.cause + ")";
+      why += " through";
+      for (const std::string& name : r.states) why += " " + name;
+      state.SkipWithError(why.c_str());
+      break;
+    }
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations());
-  state.counters["states_per_run"] = static_cast<double>(transitions);
+  state.counters["states_per_run"] = static_cast<double>(path.size());
   state.counters["peak_rss_kib"] = static_cast<double>(PeakRssKib());
 }
 BENCHMARK(BM_InitializeNovaHappyPath);
@@ -90,6 +102,12 @@ void BM_PassChain(benchmark::State& state) {
   auto handler = [](const TaskInvocation&) { return TaskOutcome{}; };
   for (auto _ : state) {
     RunResult r = machine->Run({{"k", 1}}, handler);
+    if (r.status != "SUCCEEDED" || r.states.size() != static_cast<size_t>(n)) {
+      state.SkipWithError(("the chain did not run to its end: " + r.status +
+                           " " + r.error + " " + r.cause)
+                              .c_str());
+      break;
+    }
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations() * n);  // transitions per second
@@ -115,6 +133,13 @@ void BM_MapItems(benchmark::State& state) {
   auto handler = [](const TaskInvocation&) { return TaskOutcome{}; };
   for (auto _ : state) {
     RunResult r = machine->Run({{"items", items}}, handler);
+    if (r.status != "SUCCEEDED" ||
+        r.output.at("results").size() != static_cast<size_t>(n)) {
+      state.SkipWithError(("the Map did not run to its end: " + r.status + " " +
+                           r.error + " " + r.cause)
+                              .c_str());
+      break;
+    }
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations() * (n + 1));

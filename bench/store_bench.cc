@@ -32,6 +32,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -81,8 +82,25 @@ using novacat::store::testing::TestBackends;
 
 // Iterations of every dynalite benchmark (about 0.25 to 1 s each), and the
 // lease attempts of one dynalite contention run, shared by its workers.
+// STORE_DYNAMO_ITERATIONS in the environment replaces the 250 (and scales
+// the 1,200 alike): the CI smoke (bench/smoke.py) runs 2.
 constexpr int64_t kDynamoIterations = 250;
 constexpr int64_t kDynamoLeaseAttempts = 1200;
+
+int64_t DynamoIterations() {
+  const char* text = std::getenv("STORE_DYNAMO_ITERATIONS");
+  if (!text || !*text) return kDynamoIterations;
+  char* end = nullptr;
+  const long long n = std::strtoll(text, &end, 10);
+  if (*end != '\0' || n < 1) {
+    std::fprintf(stderr,
+                 "store_bench: STORE_DYNAMO_ITERATIONS is %s, not a positive "
+                 "integer\n",
+                 text);
+    std::exit(2);
+  }
+  return n;
+}
 
 constexpr int64_t kNow = 1'795'614'300;  // 2026-11-25T13:45:00Z
 const std::string kT0 = FormatTimestamp(kNow);
@@ -588,6 +606,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   const std::vector<Backend> backends = TestBackends();
   const std::vector<AccessPattern> patterns = AccessPatterns();
+  const int64_t dynamo_iterations = DynamoIterations();
+  const int64_t dynamo_lease_attempts =
+      kDynamoLeaseAttempts * dynamo_iterations / kDynamoIterations;
   // One world per (pattern, backend), alive until the end.
   std::vector<std::unique_ptr<World>> worlds(patterns.size() * backends.size());
   for (size_t p = 0; p < patterns.size(); ++p) {
@@ -597,7 +618,7 @@ int main(int argc, char** argv) {
           &patterns[p], &backends[b], &worlds[p * backends.size() + b]);
       bench->UseRealTime();
       if (!backends[b].shared_across_threads)
-        bench->Iterations(kDynamoIterations);
+        bench->Iterations(dynamo_iterations);
     }
   }
 
@@ -619,7 +640,7 @@ int main(int argc, char** argv) {
         bench->Threads(threads)->UseRealTime();
         if (!b.shared_across_threads)
           bench->Iterations(
-              std::max<int64_t>(1, kDynamoLeaseAttempts / threads));
+              std::max<int64_t>(1, dynamo_lease_attempts / threads));
       }
       arenas.push_back(std::move(arena));
     }

@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
 # Benchmarks, reported as ratios against a baseline measured in the same run:
 # 1. `novacat-gen --check specs/*.yaml` wall time against asl-validator
-#    validating the same three generated definitions (one invocation each).
+#    validating the same generated definitions (one invocation each).
+#    RUNS (default 20) is the number of timed runs of each.
 # 2. Generation time for synthetic specs of 100, 1,000 and 10,000 states
-#    (Google Benchmark; per-state throughput must stay flat).
-# 3. The executor against aws-local-stepfunctions.
+#    (Google Benchmark), the time per state as a ratio to the 100-state
+#    spec's (linear generation keeps it at 1x). GEN_STATES (default
+#    "100 1000 10000") picks the sizes.
+# 3. The executor: initialize_nova's happy path against aws-local-
+#    stepfunctions (bench/initialize_nova_happy_path.json; both sides stop
+#    unless every run succeeds through its path), EXEC_SECONDS (default 3)
+#    each; then the time per transition of Pass chains and Maps as they
+#    grow, as a ratio to the smallest of each (flat is 1x).
 # 4. The single-table store: operations per second of every access pattern
 #    on SQLite (memory and file) and DynamoDB (dynalite) against MemoryTable,
 #    and lease acquisition under contention with 2, 8 and 32 workers.
 #    STORE_MIN_TIME (seconds, default 0.3) is the local backends' minimum run
-#    time per benchmark; dynalite runs a fixed number of iterations.
+#    time per benchmark; dynalite runs a fixed number of iterations
+#    (STORE_DYNAMO_ITERATIONS, default 250).
+# Builds only the benchmarks and novacat-gen in build/release, with JOBS
+# (default: every core) jobs. ctest -R bench.smoke is the CI's quick run of
+# every benchmark (it asserts no timing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DNOVACAT_BUILD_TESTS=OFF \
   >/dev/null
-cmake --build build/release -j "$(nproc)" >/dev/null
+cmake --build build/release -j "${JOBS:-$(nproc)}" --target novacat-gen \
+  generation_bench executor_bench store_bench >/dev/null
 runs=${RUNS:-20}
+exec_seconds=${EXEC_SECONDS:-3}
 gen=build/release/generator/novacat-gen
 validator=tests/tools/node_modules/.bin/asl-validator
 args=()
@@ -29,44 +42,83 @@ time_runs() {  # prints total nanoseconds for $runs runs of "$@"
   end=$(date +%s%N)
   echo $((end - start))
 }
+# Both must succeed (a failing run is no figure): once, untimed, checked.
+"$gen" --check -q specs/*.yaml
+"$validator" "${args[@]}" >/dev/null
 check_ns=$(time_runs "$gen" --check -q specs/*.yaml)
 validator_ns=$(time_runs "$validator" "${args[@]}")
-awk -v c="$check_ns" -v v="$validator_ns" -v n="$runs" 'BEGIN {
+echo "== 1. novacat-gen --check against asl-validator ($runs runs each)"
+awk -v c="$check_ns" -v v="$validator_ns" -v n="$runs" -v d="${#args[@]}" 'BEGIN {
   printf "novacat-gen --check specs/*.yaml: %.1f ms per run\n", c / n / 1e6
-  printf "asl-validator on the 3 definitions: %.1f ms per run\n", v / n / 1e6
+  printf "asl-validator on the %d definitions: %.1f ms per run\n", d / 2, v / n / 1e6
   printf "ratio (asl-validator / novacat-gen --check): %.1fx\n", v / c
 }'
-build/release/generation_bench --benchmark_min_time=1
+
+# Prints a Google Benchmark JSON's figures per family ("BM_X/<size>"): the
+# time per item (items_per_second) and its ratio to the family's first size.
+summarize_sizes() {  # $1: JSON results, $2: what an item is
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))["benchmarks"]
+unit = sys.argv[2]
+base = {}
+print(f"{'benchmark':<28}{'time/run':>14}{unit + 's/s':>18}{'us/' + unit:>14}"
+      f"{'ratio':>10}")
+for r in runs:
+    family = r["name"].split("/")[0]
+    if r.get("error_occurred"):
+        sys.exit(f"{r['name']}: {r.get('error_message')}")
+    per_item = 1e6 / r["items_per_second"]
+    base.setdefault(family, per_item)
+    ms = r["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1, "s": 1e3}[r["time_unit"]]
+    print(f"{r['name']:<28}{ms:>11.2f} ms{r['items_per_second']:>18,.0f}"
+          f"{per_item:>14.3f}{per_item / base[family]:>9.2f}x")
+print(f"(ratio: the time per {unit} over the first size's; flat is 1x)")
+PY
+}
+
+echo
+echo "== 2. Generation of synthetic specs (sizes: ${GEN_STATES:-100 1000 10000})"
+gen_json=$(mktemp)
+exec_json=$(mktemp)
+store_json=$(mktemp)
+trap 'rm -f "$gen_json" "$exec_json" "$store_json"' EXIT
+gen_filter="BM_Generate/($(echo ${GEN_STATES:-100 1000 10000} | tr ' ' '|'))\$"
+build/release/generation_bench --benchmark_min_time=1 \
+  --benchmark_filter="$gen_filter" --benchmark_out="$gen_json" \
+  --benchmark_out_format=json >/dev/null
+summarize_sizes "$gen_json" state
 
 # 3. The executor: initialize_nova's happy path with no-op handlers, ours
 #    against aws-local-stepfunctions (same definition, same documents), and
 #    the cost per transition as definitions grow.
-document=$(mktemp)
-store_json=$(mktemp)
-trap 'rm -f "$document" "$store_json"' EXIT
-cat >"$document" <<'JSON'
-{"candidate_name": "V1500 Cyg", "correlation_id": "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c",
- "job_run_id": "j", "exists_in_db": true, "nova_id": "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6d"}
-JSON
+echo
+echo "== 3. The executor"
 ours=$(build/release/executor_bench --benchmark_filter=InitializeNova \
-  --benchmark_min_time=3 --benchmark_format=json)
+  --benchmark_min_time="$exec_seconds" --benchmark_format=json)
 theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
-  ../../generated/initialize_nova/statemachine.asl.json "$document" 3)
+  ../../bench/initialize_nova_happy_path.json "$exec_seconds")
 python3 - "$ours" "$theirs" <<'PY'
 import json, sys
 ours = json.loads(sys.argv[1])["benchmarks"][0]
 theirs = json.loads(sys.argv[2])
+if ours.get("error_occurred"):
+    sys.exit(f"executor_bench: {ours.get('error_message')}")
 print(f"initialize_nova happy path: novacat {ours['items_per_second']:.0f} executions/s, "
       f"peak RSS {ours['peak_rss_kib']/1024:.1f} MiB; aws-local-stepfunctions "
       f"{theirs['per_second']:.0f} executions/s, peak RSS {theirs['peak_rss_kib']/1024:.1f} MiB; "
       f"ratio {ours['items_per_second']/theirs['per_second']:.2f}x")
 PY
-build/release/executor_bench --benchmark_filter='PassChain|MapItems' --benchmark_min_time=1
+build/release/executor_bench --benchmark_filter='PassChain|MapItems' \
+  --benchmark_min_time=1 --benchmark_out="$exec_json" \
+  --benchmark_out_format=json >/dev/null
+summarize_sizes "$exec_json" transition
 
-# 4. The store (see the header): the console shows progress, the JSON feeds
-#    the summary tables.
+# 4. The store (see the header): the JSON feeds the summary tables.
+echo
+echo "== 4. The store"
 build/release/store_bench --benchmark_min_time="${STORE_MIN_TIME:-0.3}" \
-  --benchmark_out="$store_json" --benchmark_out_format=json
+  --benchmark_out="$store_json" --benchmark_out_format=json >/dev/null
 python3 - "$store_json" <<'PY'
 import json, sys
 # Names are "<AP>:<Operation>/<backend>[/suffixes]" and
@@ -124,4 +176,9 @@ for (b, threads), run in sorted(
     errors = run["retryable_errors"] * run["real_time"] * 1e-9 * run["iterations"]
     print(f"{b:<26}{threads:>8}{rate(v):>12}{ratio(v, b0):>10}"
           f"{failures:>16.2f}{errors:>18.0f}")
+failed = [r for r in runs if r.get("error_occurred")]
+for r in failed:
+    print(f"store_bench: {r['name']}: {r.get('error_message', '')}",
+          file=sys.stderr)
+sys.exit(1 if failed else 0)
 PY

@@ -1,13 +1,23 @@
-// Executions per second of a definition on aws-local-stepfunctions with
-// no-op handlers that return a fixed document (the baseline scripts/bench.sh
+// Executions per second of a scenario on aws-local-stepfunctions with no-op
+// handlers that return a fixed document (the baseline scripts/bench.sh
 // compares novacat's executor with), and the process's peak RSS.
-// Usage: node bench_local_sfn.mjs DEFINITION.json DOCUMENT.json SECONDS
+// Usage: node bench_local_sfn.mjs SCENARIO.json SECONDS
+// SCENARIO (bench/initialize_nova_happy_path.json, shared with
+// bench/executor_bench.cc): "definition" (a path from the repository's root),
+// "input", "task_result" (what every Task returns) and "path" (the states
+// the execution must enter). A first, untimed execution must SUCCEED through
+// exactly that path, and every timed one must SUCCEED, or the script exits 1:
+// it never measures a failing run.
 import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { StateMachine } from "aws-local-stepfunctions";
 
-const [definitionPath, documentPath, seconds] = process.argv.slice(2);
-const definition = JSON.parse(readFileSync(definitionPath, "utf8"));
-const document = JSON.parse(readFileSync(documentPath, "utf8"));
+const [scenarioPath, seconds] = process.argv.slice(2);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
+const definition = JSON.parse(readFileSync(resolve(root, scenario.definition), "utf8"));
+const { input, task_result: document, path } = scenario;
 const handlers = {};
 (function bind(states) {
   for (const [name, state] of Object.entries(states)) {
@@ -24,13 +34,32 @@ const context = {
   StateMachine: { Id: "arn:aws:states:us-east-1:123456789012:stateMachine:test", Name: "test" },
   State: { RetryCount: 0 },
 };
-const input = { candidate_name: "V1500 Cyg", correlation_id: "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c" };
+const options = { context, overrides: { taskResourceLocalHandlers: handlers } };
+
+// The untimed check: the states entered, in order, and the execution's end.
+{
+  const execution = machine.run(input, options);
+  const entered = [];
+  let end = "no end event";
+  for await (const event of execution.eventLogs) {
+    if (event.type === "StateEntered") entered.push(event.state.name);
+    if (event.type === "ExecutionSucceeded") end = "SUCCEEDED";
+    if (event.type === "ExecutionFailed") end = `FAILED (${event.Error}: ${event.Cause})`;
+  }
+  await execution.result.catch(() => {});
+  if (end !== "SUCCEEDED" || JSON.stringify(entered) !== JSON.stringify(path)) {
+    console.error(`bench_local_sfn: not the scenario's path: ${end} through ${entered.join(" ")}; ` +
+                  `expected SUCCEEDED through ${path.join(" ")}`);
+    process.exit(1);
+  }
+}
+
 const deadline = performance.now() + Number(seconds) * 1000;
 let runs = 0;
 const start = performance.now();
 while (performance.now() < deadline) {
-  const execution = machine.run(input, { context, overrides: { taskResourceLocalHandlers: handlers } });
-  await execution.result;
+  const execution = machine.run(input, options);
+  await execution.result;  // throws (and the script exits 1) if it failed
   runs++;
 }
 const elapsed = (performance.now() - start) / 1000;
