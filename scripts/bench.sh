@@ -42,9 +42,19 @@ time_runs() {  # prints total nanoseconds for $runs runs of "$@"
   end=$(date +%s%N)
   echo $((end - start))
 }
+# Runs "$@" with its output hidden (Google Benchmark's context, the specs'
+# warnings), shown when it fails.
+quietly() {
+  local log status=0
+  log=$(mktemp)
+  "$@" >"$log" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || { cat "$log" >&2; echo "bench.sh: failed: $*" >&2; }
+  rm -f "$log"
+  return "$status"
+}
 # Both must succeed (a failing run is no figure): once, untimed, checked.
-"$gen" --check -q specs/*.yaml
-"$validator" "${args[@]}" >/dev/null
+quietly "$gen" --check -q specs/*.yaml
+quietly "$validator" "${args[@]}"
 check_ns=$(time_runs "$gen" --check -q specs/*.yaml)
 validator_ns=$(time_runs "$validator" "${args[@]}")
 echo "== 1. novacat-gen --check against asl-validator ($runs runs each)"
@@ -84,9 +94,9 @@ exec_json=$(mktemp)
 store_json=$(mktemp)
 trap 'rm -f "$gen_json" "$exec_json" "$store_json"' EXIT
 gen_filter="BM_Generate/($(echo ${GEN_STATES:-100 1000 10000} | tr ' ' '|'))\$"
-build/release/generation_bench --benchmark_min_time=1 \
+quietly build/release/generation_bench --benchmark_min_time=1 \
   --benchmark_filter="$gen_filter" --benchmark_out="$gen_json" \
-  --benchmark_out_format=json >/dev/null
+  --benchmark_out_format=json
 summarize_sizes "$gen_json" state
 
 # 3. The executor: initialize_nova's happy path with no-op handlers, ours
@@ -95,7 +105,7 @@ summarize_sizes "$gen_json" state
 echo
 echo "== 3. The executor"
 ours=$(build/release/executor_bench --benchmark_filter=InitializeNova \
-  --benchmark_min_time="$exec_seconds" --benchmark_format=json)
+  --benchmark_min_time="$exec_seconds" --benchmark_format=json 2>/dev/null)
 theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
   ../../bench/initialize_nova_happy_path.json "$exec_seconds")
 python3 - "$ours" "$theirs" <<'PY'
@@ -109,16 +119,17 @@ print(f"initialize_nova happy path: novacat {ours['items_per_second']:.0f} execu
       f"{theirs['per_second']:.0f} executions/s, peak RSS {theirs['peak_rss_kib']/1024:.1f} MiB; "
       f"ratio {ours['items_per_second']/theirs['per_second']:.2f}x")
 PY
-build/release/executor_bench --benchmark_filter='PassChain|MapItems' \
+quietly build/release/executor_bench --benchmark_filter='PassChain|MapItems' \
   --benchmark_min_time=1 --benchmark_out="$exec_json" \
-  --benchmark_out_format=json >/dev/null
+  --benchmark_out_format=json
 summarize_sizes "$exec_json" transition
 
 # 4. The store (see the header): the JSON feeds the summary tables.
 echo
 echo "== 4. The store"
-build/release/store_bench --benchmark_min_time="${STORE_MIN_TIME:-0.3}" \
-  --benchmark_out="$store_json" --benchmark_out_format=json >/dev/null
+quietly build/release/store_bench \
+  --benchmark_min_time="${STORE_MIN_TIME:-0.3}" \
+  --benchmark_out="$store_json" --benchmark_out_format=json
 python3 - "$store_json" <<'PY'
 import json, sys
 # Names are "<AP>:<Operation>/<backend>[/suffixes]" and
