@@ -117,7 +117,8 @@ struct World {
   explicit World(WorkflowFacts f) : facts(std::move(f)) {}
 
   BuiltinContext Ctx(const std::string& state_name, int attempt = 1) {
-    StepContext step{facts.workflow_name, state_name, kArn, attempt, "", 0, {}, {}};
+    StepContext step{
+        facts.workflow_name, state_name, kArn, attempt, "", 0, {}, {}};
     return BuiltinContext{
         step, facts, store, log, bus, random, [this] { return clock; }};
   }

@@ -16,8 +16,8 @@
 namespace novacat::store::testing {
 namespace {
 
-using novacat::testing::FakeServer;
 using nlohmann::json;
+using novacat::testing::FakeServer;
 using runtime::RetryableError;
 using runtime::StepError;
 using runtime::TerminalError;
