@@ -13,19 +13,12 @@
 
 #include "asl_lint.h"
 #include "compiler.h"
+#include "seed_diagnostics.h"
 
 namespace novacat {
 namespace {
 
-// The diagnostics of `sink` other than schedule-missing warnings (the seeds'
-// scheduled refreshes have no schedule yet), as text.
-inline std::string UnexpectedDiagnostics(const DiagnosticSink& sink) {
-  std::string out;
-  for (const auto& d : sink.diagnostics())
-    if (d.rule != "schedule-missing")
-      out += d.location.file + ": " + d.rule + ": " + d.message + "\n";
-  return out;
-}
+using testing::UnexpectedDiagnostics;
 
 using nlohmann::json;
 

@@ -15,19 +15,12 @@
 #include <sstream>
 
 #include "compiler.h"
+#include "seed_diagnostics.h"
 
 namespace novacat {
 namespace {
 
-// The diagnostics of `sink` other than schedule-missing warnings (the seeds'
-// scheduled refreshes have no schedule yet), as text.
-inline std::string UnexpectedDiagnostics(const DiagnosticSink& sink) {
-  std::string out;
-  for (const auto& d : sink.diagnostics())
-    if (d.rule != "schedule-missing")
-      out += d.location.file + ": " + d.rule + ": " + d.message + "\n";
-  return out;
-}
+using testing::UnexpectedDiagnostics;
 
 using docs::DotString;
 using docs::MarkdownBlock;

@@ -110,10 +110,6 @@ WorkflowRun LocalRunner::RunOne(const std::string& workflow,
       nlohmann::ordered_json::parse(info->definition()), &error);
   if (!machine)  // a generator bug, not bad input
     throw std::logic_error(workflow + ": " + error);
-  BoundWorkflow bound = info->bind(env_);
-  JobRunWatcher records(records_);
-  runtime::CaptureBus bus;
-  runtime::HostServices services{records, log_, bus, random_};
   runtime::asl::RunOptions options;
   options.start_time = start_time;
   options.seed = random_.Next64();  // States.UUID, jitter
@@ -141,6 +137,11 @@ WorkflowRun LocalRunner::RunOne(const std::string& workflow,
     }
     return run;
   }
+  // The step logic in this process, its records watched, its events kept.
+  BoundWorkflow bound = info->bind(env_);
+  JobRunWatcher records(records_);
+  runtime::CaptureBus bus;
+  runtime::HostServices services{records, log_, bus, random_};
   run.result = machine->Run(
       input, runtime::MakeTaskHandler(bound.binding, services), options);
   run.job_run = records.Last();
