@@ -292,6 +292,9 @@ INVALID_SPECS = [
     Case("schedule with an unknown key",
          MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {expression: rate(1 day), "
          "inputs: {}}\n", "triggers/0/schedule"),
+    Case("schedule for each dataset",
+         MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {expression: rate(1 day), "
+         "for_each: dataset}\n", "triggers/0/schedule/for_each"),
 ]
 
 VALID_SPECS = [
@@ -302,6 +305,9 @@ VALID_SPECS = [
          "      input: {nova_id: 4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b}\n"
          "  - kind: scheduled\n    schedule: {expression: rate(12 hours), "
          "input: {nova_id: 4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b}}\n"),
+    Case("a schedule with one run per nova",
+         MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {expression: rate(1 day), "
+         "for_each: nova}\n"),
     Case("enum values YES/NO/on/off stay strings",
          MINIMAL + "data:\n  status: {type: string, enum: [YES, NO, on, off]}\n"),
     Case("Choice with a default mapping and nested conditions",
@@ -394,7 +400,8 @@ def expect(validator, kind, case, valid):
 # and the checker's schedule rules, which need no more than MINIMAL has.
 LOADER_RULES = {"yaml-syntax", "unknown-key", "wrong-type", "duplicate-key", "missing-key",
                 "unknown-builtin", "unknown-preset", "unbounded-retry",
-                "schedule-expression", "schedule-input", "schedule-trigger-kind"}
+                "schedule-expression", "schedule-input", "schedule-trigger-kind",
+                "schedule-for-each"}
 
 
 def loader_rules(generator, spec_text, governance_text):

@@ -119,6 +119,17 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
       expected_ids.push_back(s + suffix);
       expected_types.push_back(type);
     }
+    if (s == "DiscoverSpectraProducts" || s == "RefreshReferences") {
+      for (const auto& [suffix, type] :
+           std::vector<std::pair<std::string, std::string>>{
+               {"Schedule", "AWS::Scheduler::Schedule"},
+               {"ScheduleRole", "AWS::IAM::Role"},
+               {"ScheduleRoute", "AWS::Events::Rule"},
+               {"ScheduleRouteRole", "AWS::IAM::Role"}}) {
+        expected_ids.push_back(s + suffix);
+        expected_types.push_back(type);
+      }
+    }
   }
   for (const char* route : {"RouteIngestNewNovaRefreshReferences",
                             "RouteIngestNewNovaDiscoverSpectraProducts",
@@ -344,10 +355,15 @@ TEST(StackEmitterTest, Schedule) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   std::string text = buffer.str();
+  // The seed's per-nova schedule becomes two fixed-input ones.
   const std::string trigger =
       "  - kind: scheduled\n    description: Scheduled refresh "
       "(time-bucketed).\n";
+  const std::string per_nova =
+      "    schedule: {expression: rate(1 day), for_each: nova}\n";
   ASSERT_NE(text.find(trigger), std::string::npos);
+  ASSERT_NE(text.find(per_nova), std::string::npos);
+  text.erase(text.find(per_nova), per_nova.size());
   text.replace(text.find(trigger), trigger.size(),
                trigger +
                    "    schedule:\n      expression: cron(0 3 ? * MON-FRI *)\n"
@@ -383,9 +399,51 @@ TEST(StackEmitterTest, Schedule) {
       {"Effect": "Allow", "Action": "states:StartExecution",
        "Resource": {"Ref": "RefreshReferencesStateMachine"}}])"));
   }
-  // The seeds' scheduled triggers have no schedule: no Schedule resource.
-  EXPECT_FALSE(
-      Stack(Load(kSeeds))["Resources"].contains("RefreshReferencesSchedule"));
+  // Fixed inputs start the state machine: no per-nova route.
+  EXPECT_FALSE(r.contains("RefreshReferencesScheduleRoute"));
+}
+
+// The seeds' `for_each: nova` schedules: the schedule invokes the function
+// with the sweep payload, and a rule takes the input events it publishes
+// to the state machine.
+TEST(StackEmitterTest, PerNovaSchedule) {
+  Json r = Stack(Load(kSeeds))["Resources"];
+  EXPECT_EQ(r["RefreshReferencesSchedule"], Json::parse(R"J({
+    "Type": "AWS::Scheduler::Schedule",
+    "Properties": {
+      "Description": "Starts refresh_references once per nova (rate(1 day)).",
+      "ScheduleExpression": "rate(1 day)",
+      "FlexibleTimeWindow": {"Mode": "OFF"},
+      "Target": {"Arn": {"Fn::GetAtt": ["RefreshReferencesFunction", "Arn"]},
+                 "RoleArn": {"Fn::GetAtt": ["RefreshReferencesScheduleRole", "Arn"]},
+                 "Input": "{\"for_each\":\"nova\",\"input\":{}}"}}})J"));
+  const Json& role = r["RefreshReferencesScheduleRole"]["Properties"];
+  EXPECT_EQ(role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"],
+            Json::parse(R"({"Service": "scheduler.amazonaws.com"})"));
+  EXPECT_EQ(role["Policies"][0]["PolicyDocument"]["Statement"], Json::parse(R"([
+      {"Effect": "Allow", "Action": "lambda:InvokeFunction",
+       "Resource": {"Fn::GetAtt": ["RefreshReferencesFunction", "Arn"]}}])"));
+  EXPECT_EQ(r["RefreshReferencesScheduleRoute"], Json::parse(R"J({
+    "Type": "AWS::Events::Rule",
+    "Properties": {
+      "Description": "refresh_references's per-nova schedule: each refresh_references event it publishes starts refresh_references.",
+      "EventBusName": {"Fn::GetAtt": ["NovaCatEventBus", "Name"]},
+      "EventPattern": {"source": ["refresh_references"],
+                       "detail-type": ["refresh_references"]},
+      "State": "ENABLED",
+      "Targets": [{"Id": "refresh_references",
+                   "Arn": {"Ref": "RefreshReferencesStateMachine"},
+                   "RoleArn": {"Fn::GetAtt": ["RefreshReferencesScheduleRouteRole", "Arn"]},
+                   "InputPath": "$.detail"}]}})J"));
+  EXPECT_EQ(r["RefreshReferencesScheduleRouteRole"]["Properties"]["Policies"][0]
+             ["PolicyDocument"]["Statement"],
+            Json::parse(R"([
+      {"Effect": "Allow", "Action": "states:StartExecution",
+       "Resource": {"Ref": "RefreshReferencesStateMachine"}}])"));
+  EXPECT_EQ(
+      r["DiscoverSpectraProductsScheduleRoute"]["Properties"]["EventPattern"],
+      Json::parse(R"({"source": ["discover_spectra_products"],
+                           "detail-type": ["DiscoverSpectraProducts"]})"));
 }
 
 }  // namespace

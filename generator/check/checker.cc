@@ -1220,18 +1220,20 @@ class SpecChecker {
   }
 
   // A `scheduled` trigger's schedule: its expression's syntax and its input
-  // against the workflow's input event. Without one nothing starts the
-  // workflow in AWS: a warning, since a per-nova refresh has no fixed input.
+  // against the workflow's input event; with `for_each: nova`, the nova_id
+  // each run gets is the sweep's, never the input's. Without a schedule
+  // nothing would start the workflow in AWS: an error.
   void CheckSchedules() {
     for (const auto& t : spec_.triggers) {
       if (!t.schedule) {
         if (t.kind == "scheduled")
-          sink_.Warning(t.location, "schedule-missing",
-                        fmt::format("the scheduled trigger of '{}' has no "
-                                    "schedule: nothing starts it when "
-                                    "deployed; add schedule: {{expression, "
-                                    "input}}",
-                                    spec_.workflow));
+          Error(t.location, "schedule-missing",
+                fmt::format("the scheduled trigger of '{}' has no schedule: "
+                            "nothing would start it when deployed; add "
+                            "schedule: {{expression, input}}, or schedule: "
+                            "{{expression, for_each: nova}} for one run per "
+                            "nova",
+                            spec_.workflow));
         continue;
       }
       const Schedule& sc = *t.schedule;
@@ -1249,14 +1251,36 @@ class SpecChecker {
                 fmt::format("bad schedule expression '{}': {}", sc.expression,
                             problem));
       }
+      const bool per_nova = sc.for_each == "nova";
+      if (!sc.for_each.empty() && !per_nova)
+        Error(sc.for_each_location, "schedule-for-each",
+              fmt::format("for_each must be 'nova' (one run per nova of the "
+                          "catalog); got '{}'",
+                          sc.for_each));
       const EventDef* input = spec_.FindEvent(spec_.input_event);
       if (!input) continue;
+      if (per_nova) {
+        const Field* id = input->FindField("nova_id");
+        if (!id ||
+            (id->kind != FieldKind::kUuid && id->kind != FieldKind::kString))
+          Error(sc.for_each_location, "schedule-for-each",
+                fmt::format("for_each: nova gives each run a nova_id, but "
+                            "input event '{}' {}",
+                            input->name,
+                            id ? "declares nova_id as " +
+                                     std::string(FieldKindName(id->kind))
+                               : std::string("does not declare nova_id")));
+      }
       std::set<std::string> declared;
       for (const auto& f : input->fields) declared.insert(f.name);
       for (const auto& [name, at] : sc.input_fields) {
         const Field* f = input->FindField(name);
         const auto& value = sc.input[name];
-        if (!f) {
+        if (per_nova && name == "nova_id") {
+          Error(at, "schedule-input",
+                "the schedule's input sets 'nova_id', which for_each: nova "
+                "gives each run");
+        } else if (!f) {
           if (!input->allow_unknown_properties)
             Error(at, "schedule-input",
                   fmt::format("the schedule's input sets '{}', which input "
@@ -1271,7 +1295,8 @@ class SpecChecker {
         }
       }
       for (const auto& f : input->fields) {
-        if (f.required && !sc.input.contains(f.name))
+        if (f.required && !sc.input.contains(f.name) &&
+            !(per_nova && f.name == "nova_id"))
           Error(sc.input_location, "schedule-input",
                 fmt::format("the schedule's input lacks '{}', a required "
                             "field of input event '{}'",

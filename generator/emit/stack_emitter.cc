@@ -334,24 +334,7 @@ class StackBuilder {
           {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
           {"TreatMissingData", "notBreaching"}}}};
 
-    int n = 0;
-    for (const auto& t : spec.triggers) {
-      if (t.kind != "scheduled" || !t.schedule) continue;
-      const std::string id =
-          p + "Schedule" + (++n == 1 ? std::string() : std::to_string(n));
-      resources_[id] = {{"Type", "AWS::Scheduler::Schedule"},
-                        {"Properties",
-                         {{"Description", fmt::format("Starts {} ({}).", w,
-                                                      t.schedule->expression)},
-                          {"ScheduleExpression", t.schedule->expression},
-                          {"FlexibleTimeWindow", {{"Mode", "OFF"}}},
-                          {"Target",
-                           {{"Arn", Ref(machine)},
-                            {"RoleArn", GetAtt(id + "Role", "Arn")},
-                            {"Input", t.schedule->input.dump()}}}}}};
-      resources_[id + "Role"] =
-          StartExecutionRole("scheduler.amazonaws.com", machine);
-    }
+    Schedules(spec, function, machine);
 
     outputs_[machine + "Arn"] = {
         {"Description", fmt::format("The {} state machine.", w)},
@@ -359,6 +342,71 @@ class StackBuilder {
     outputs_[function + "Arn"] = {
         {"Description", fmt::format("The {} function.", w)},
         {"Value", GetAtt(function, "Arn")}};
+  }
+
+  // One EventBridge Scheduler schedule per `scheduled` trigger, <P>Schedule,
+  // <P>Schedule2, ... in trigger order. A fixed-input schedule starts the
+  // state machine with its input. A `for_each: nova` schedule invokes the
+  // function instead, with {"for_each": "nova", "input": ...}: the function
+  // publishes the input event once per nova (runtime/include/novacat/
+  // lambda/for_each_nova.h, Source the workflow, DetailType its input
+  // event), and the rule <P>ScheduleRoute starts the state machine with
+  // each event's detail.
+  void Schedules(const WorkflowSpec& spec, const std::string& function,
+                 const std::string& machine) {
+    const std::string p = spec.PascalName();
+    const std::string& w = spec.workflow;
+    int n = 0;
+    bool per_nova = false;
+    for (const auto& t : spec.triggers) {
+      if (t.kind != "scheduled" || !t.schedule) continue;
+      const Schedule& schedule = *t.schedule;
+      const std::string id =
+          p + "Schedule" + (++n == 1 ? std::string() : std::to_string(n));
+      const bool each_nova = schedule.for_each == "nova";
+      per_nova = per_nova || each_nova;
+      Json target = {
+          {"Arn", each_nova ? GetAtt(function, "Arn") : Ref(machine)},
+          {"RoleArn", GetAtt(id + "Role", "Arn")},
+          {"Input",
+           each_nova
+               ? Json{{"for_each", "nova"}, {"input", schedule.input}}.dump()
+               : schedule.input.dump()}};
+      resources_[id] = {
+          {"Type", "AWS::Scheduler::Schedule"},
+          {"Properties",
+           {{"Description", fmt::format("Starts {}{} ({}).", w,
+                                        each_nova ? " once per nova" : "",
+                                        schedule.expression)},
+            {"ScheduleExpression", schedule.expression},
+            {"FlexibleTimeWindow", {{"Mode", "OFF"}}},
+            {"Target", target}}}};
+      resources_[id + "Role"] =
+          each_nova ? Role("scheduler.amazonaws.com", "InvokeFunction",
+                           Json::array({Allow("lambda:InvokeFunction",
+                                              GetAtt(function, "Arn"))}))
+                    : StartExecutionRole("scheduler.amazonaws.com", machine);
+    }
+    if (!per_nova) return;
+    const std::string route = p + "ScheduleRoute";
+    resources_[route] = {
+        {"Type", "AWS::Events::Rule"},
+        {"Properties",
+         {{"Description",
+           fmt::format("{}'s per-nova schedule: each {} event it publishes "
+                       "starts {}.",
+                       w, spec.input_event, w)},
+          {"EventBusName", GetAtt("NovaCatEventBus", "Name")},
+          {"EventPattern",
+           {{"source", {w}}, {"detail-type", {spec.input_event}}}},
+          {"State", "ENABLED"},
+          {"Targets",
+           {{{"Id", w.substr(0, 64)},
+             {"Arn", Ref(machine)},
+             {"RoleArn", GetAtt(route + "Role", "Arn")},
+             {"InputPath", "$.detail"}}}}}}};
+    resources_[route + "Role"] =
+        StartExecutionRole("events.amazonaws.com", machine);
   }
 
   // One rule per (publisher A, event E, consumer C) where C's input event

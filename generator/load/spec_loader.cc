@@ -785,9 +785,9 @@ class WorkflowReader {
     }
   }
 
-  // `schedule: {expression, input}` of a trigger; the expression's syntax
-  // and the input's fields are the checker's (schedule-expression,
-  // schedule-input).
+  // `schedule: {expression, input, for_each}` of a trigger; the
+  // expression's syntax, the input's fields and for_each's value are the
+  // checker's (schedule-expression, schedule-input, schedule-for-each).
   std::optional<Schedule> ReadSchedule(const YAML::Node& node,
                                        const SourceLocation& at) {
     MapReader m(r_, node, "'schedule'", at);
@@ -809,6 +809,10 @@ class WorkflowReader {
         for (const auto& [field, v] : fields.Entries())
           schedule.input_fields.emplace_back(field, fields.KeyLocation(field));
       }
+    }
+    if (auto s = v_.String(m, "for_each")) {
+      schedule.for_each = *s;
+      schedule.for_each_location = m.ValueLocation("for_each");
     }
     m.Finish();
     return schedule;

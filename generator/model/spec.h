@@ -132,6 +132,10 @@ struct EventDef {
 
 // When a `scheduled` trigger runs in AWS (one EventBridge Scheduler
 // schedule in the stack) and the input event it starts the workflow with.
+// With `for_each: nova` the schedule starts one run per nova of the
+// catalog: it invokes the workflow's function, which publishes the input
+// event with each nova's nova_id on the bus, where a rule starts the state
+// machine (runtime/include/novacat/lambda/for_each_nova.h).
 struct Schedule {
   // rate(<n> minute|minutes|hour|hours|day|days) or cron(<6 fields>).
   std::string expression;
@@ -141,6 +145,9 @@ struct Schedule {
   nlohmann::ordered_json input = nlohmann::ordered_json::object();
   SourceLocation input_location;  // `input:` key, or the schedule's
   std::vector<std::pair<std::string, SourceLocation>> input_fields;
+  // "nova" (one run per nova), or "" (one run with `input`).
+  std::string for_each;
+  SourceLocation for_each_location;
   SourceLocation location;  // the `schedule:` key
 };
 
