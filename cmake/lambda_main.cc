@@ -41,6 +41,7 @@ int main() {
 #endif
     binding = novacat::NOVACAT_WORKFLOW::MakeBinding(*made);
     steps = std::move(made);
-    return lambda::WorkflowHandler(binding, services->host());
+    return lambda::WorkflowHandler(binding, services->host(),
+                                   &services->table());
   });
 }

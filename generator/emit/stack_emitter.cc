@@ -349,7 +349,7 @@ class StackBuilder {
   // state machine with its input. A `for_each: nova` schedule invokes the
   // function instead, with {"for_each": "nova", "input": ...}: the function
   // publishes the input event once per nova (runtime/include/novacat/
-  // lambda/for_each_nova.h, Source the workflow, DetailType its input
+  // store/for_each_nova.h, Source the workflow, DetailType its input
   // event), and the rule <P>ScheduleRoute starts the state machine with
   // each event's detail.
   void Schedules(const WorkflowSpec& spec, const std::string& function,

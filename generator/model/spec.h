@@ -135,7 +135,7 @@ struct EventDef {
 // With `for_each: nova` the schedule starts one run per nova of the
 // catalog: it invokes the workflow's function, which publishes the input
 // event with each nova's nova_id on the bus, where a rule starts the state
-// machine (runtime/include/novacat/lambda/for_each_nova.h).
+// machine (runtime/include/novacat/store/for_each_nova.h).
 struct Schedule {
   // rate(<n> minute|minutes|hour|hours|day|days) or cron(<6 fields>).
   std::string expression;

@@ -10,6 +10,8 @@
 #include "fake_http_server.h"
 #include "novacat/lambda/runtime_api.h"
 #include "novacat/runtime/errors.h"
+#include "novacat/store/memory_table.h"
+#include "novacat/store/repository.h"
 
 namespace novacat::lambda {
 namespace {
@@ -163,6 +165,142 @@ TEST(WorkflowHandlerTest, StepsSeeTheRemainingTime) {
   } catch (const runtime::TerminalError& e) {
     EXPECT_STREQ(e.what(), "the invocation payload is not JSON");
   }
+}
+
+// A bus whose `fail_at`-th publish (0-based) throws RetryableError, as a
+// throttled PutEvents does.
+class FlakyBus : public runtime::EventBus {
+ public:
+  explicit FlakyBus(int fail_at) : fail_at_(fail_at) {}
+  void Publish(std::string_view event, const nlohmann::json& body) override {
+    if (calls_++ == fail_at_)
+      throw runtime::RetryableError("PutEvents: ThrottlingException");
+    published.push_back({std::string(event), body});
+  }
+  std::vector<runtime::CaptureBus::Published> published;
+
+ private:
+  int fail_at_;
+  int calls_ = 0;
+};
+
+constexpr const char* kNovaA = "59d47572-ecfc-4738-a94e-c2d2b9936849";
+constexpr const char* kNovaB = "78833635-915b-41b4-930d-84f91bf14b09";
+
+struct SweepWorld {
+  SweepWorld() {
+    binding.facts.workflow_name = "refresh";
+    binding.facts.input_event = "refresh_input";
+    // The input event: nova_id required, nothing but `providers` besides.
+    binding.facts.validate_event = [](std::string_view event,
+                                      const nlohmann::json& document)
+        -> std::optional<runtime::ValidationErrors> {
+      if (event != "refresh_input") return std::nullopt;
+      runtime::ValidationErrors errors;
+      if (!document.contains("nova_id"))
+        errors.push_back({"$.nova_id", "is required"});
+      for (const auto& [key, value] : document.items())
+        if (key != "nova_id" && key != "providers")
+          errors.push_back({"$." + key, "is not allowed"});
+      return errors;
+    };
+    store::Repository repository(table);
+    for (const char* id : {kNovaB, kNovaA}) {
+      store::Nova nova;
+      nova.nova_id = id;
+      nova.primary_name = nova.normalized_name = id;
+      nova.ra_deg = 10;
+      nova.dec_deg = id == kNovaA ? -45 : 45;
+      nova.status = "ACTIVE";
+      nova.created_at = "2026-01-01T00:00:00Z";
+      repository.CreateNova(nova);
+    }
+  }
+  std::string Invoke(const std::string& payload, runtime::EventBus& bus,
+                     store::Table* catalog) {
+    runtime::HostServices services{records, log, bus, random};
+    Invocation invocation;
+    invocation.request_id = "r1";
+    invocation.payload = payload;
+    return WorkflowHandler(binding, services, catalog)(invocation);
+  }
+  runtime::WorkflowBinding binding;
+  store::MemoryTable table;
+  runtime::MemoryStore records;
+  runtime::CaptureSink log;
+  runtime::SystemRandom random;
+};
+
+TEST(WorkflowHandlerTest, ForEachNovaPublishesTheInputEventPerNova) {
+  SweepWorld world;
+  runtime::CaptureBus bus;
+  EXPECT_EQ(
+      world.Invoke(R"({"for_each": "nova", "input": {"providers": ["eso"]}})",
+                   bus, &world.table),
+      R"({"for_each":"nova","published":2})");
+  using Published = runtime::CaptureBus::Published;
+  EXPECT_EQ(
+      bus.published(),
+      (std::vector<Published>{
+          {"refresh_input", {{"providers", {"eso"}}, {"nova_id", kNovaA}}},
+          {"refresh_input", {{"providers", {"eso"}}, {"nova_id", kNovaB}}}}));
+  ASSERT_EQ(world.log.lines().size(), 1u);
+  EXPECT_THAT(world.log.lines()[0],
+              HasSubstr(R"("level":"INFO","message":"published one input )"
+                        R"(event per nova","workflow_name":"refresh",)"
+                        R"("event":"refresh_input","published":2})"));
+  // Without an input: nova_id alone.
+  runtime::CaptureBus bare;
+  EXPECT_EQ(world.Invoke(R"({"for_each": "nova"})", bare, &world.table),
+            R"({"for_each":"nova","published":2})");
+  EXPECT_EQ(bare.published()[0].event, nlohmann::json({{"nova_id", kNovaA}}));
+}
+
+TEST(WorkflowHandlerTest, ForEachNovaRefusesBadSweepsBeforePublishing) {
+  SweepWorld world;
+  runtime::CaptureBus bus;
+  auto error_of = [&](const std::string& payload, store::Table* catalog) {
+    try {
+      world.Invoke(payload, bus, catalog);
+    } catch (const runtime::TerminalError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no TerminalError");
+  };
+  EXPECT_EQ(
+      error_of(R"({"for_each": "nova", "input": {"cursor": 1}})", &world.table),
+      "the sweep's refresh_input events are invalid:\n"
+      "nova " +
+          std::string(kNovaA) +
+          ":\n$.cursor: is not allowed\n"
+          "nova " +
+          std::string(kNovaB) + ":\n$.cursor: is not allowed\n");
+  EXPECT_EQ(error_of(R"({"for_each": "dataset"})", &world.table),
+            "a sweep's for_each must be \"nova\"; got \"dataset\"");
+  EXPECT_EQ(error_of(R"({"for_each": "nova", "input": [1]})", &world.table),
+            "a sweep's input must be an object; got [1]");
+  EXPECT_EQ(error_of(R"({"for_each": "nova"})", nullptr),
+            "refresh has no catalog to sweep");
+  EXPECT_EQ(bus.published(), std::vector<runtime::CaptureBus::Published>{});
+}
+
+// A throttled publish fails the sweep RETRYABLE; the retry publishes every
+// event again (the consumers' idempotency keys skip the repeats).
+TEST(WorkflowHandlerTest, ForEachNovaRetryPublishesEveryEventAgain) {
+  SweepWorld world;
+  FlakyBus bus(1);
+  try {
+    world.Invoke(R"({"for_each": "nova"})", bus, &world.table);
+    ADD_FAILURE() << "no RetryableError";
+  } catch (const runtime::RetryableError& e) {
+    EXPECT_EQ(runtime::DescribeFailure(e).error_type, "RetryableError");
+  }
+  EXPECT_EQ(bus.published.size(), 1u);
+  EXPECT_EQ(world.Invoke(R"({"for_each": "nova"})", bus, &world.table),
+            R"({"for_each":"nova","published":2})");
+  ASSERT_EQ(bus.published.size(), 3u);
+  EXPECT_EQ(bus.published[1].event["nova_id"], kNovaA);
+  EXPECT_EQ(bus.published[2].event["nova_id"], kNovaB);
 }
 
 }  // namespace

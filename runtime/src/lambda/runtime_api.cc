@@ -15,6 +15,7 @@
 
 #include "curl_headers.h"
 #include "novacat/runtime/errors.h"
+#include "novacat/store/for_each_nova.h"
 
 namespace novacat::lambda {
 
@@ -216,12 +217,24 @@ int RunLoop(const Initializer& init, const LoopOptions& options) {
 }
 
 InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
-                                  runtime::HostServices& services) {
-  return [&binding, &services](const Invocation& invocation) {
+                                  runtime::HostServices& services,
+                                  store::Table* catalog) {
+  return [&binding, &services, catalog](const Invocation& invocation) {
     nlohmann::json payload =
         nlohmann::json::parse(invocation.payload, nullptr, false);
     if (payload.is_discarded())
       throw runtime::TerminalError("the invocation payload is not JSON");
+    if (std::optional<nlohmann::json> input = store::SweepInput(payload)) {
+      if (!catalog)
+        throw runtime::TerminalError(binding.facts.workflow_name +
+                                     " has no catalog to sweep");
+      store::Repository repository(*catalog);
+      int64_t published =
+          store::PublishPerNova(binding.facts, repository, services.events,
+                                services.log, *input, WallMs() / 1000);
+      return nlohmann::json{{"for_each", "nova"}, {"published", published}}
+          .dump();
+    }
     const int64_t deadline = invocation.deadline_ms;
     std::function<int64_t()> remaining;
     if (deadline > 0) remaining = [deadline] { return deadline - WallMs(); };

@@ -702,8 +702,18 @@ std::vector<NovaPosition> Repository::NovaeNear(double ra_deg, double dec_deg,
   // covers rounding in the subtraction.
   constexpr double kMargin = 1e-9;
   double radius_deg = radius_arcsec / 3600;
-  int low = SkyBand(std::max(-90.0, dec_deg - radius_deg - kMargin));
-  int high = SkyBand(std::min(90.0, dec_deg + radius_deg + kMargin));
+  return NovaeInBands(SkyBand(std::max(-90.0, dec_deg - radius_deg - kMargin)),
+                      SkyBand(std::min(90.0, dec_deg + radius_deg + kMargin)));
+}
+
+std::vector<std::string> Repository::ListNovae() {
+  std::vector<std::string> ids;
+  for (const auto& position : NovaeInBands(SkyBand(-90), SkyBand(90)))
+    ids.push_back(position.nova_id);
+  return ids;
+}
+
+std::vector<NovaPosition> Repository::NovaeInBands(int low, int high) {
   std::vector<NovaPosition> found;
   for (int band = low; band <= high; ++band) {
     std::vector<NovaPosition> in_band = ReadAll<NovaPosition>(

@@ -167,6 +167,22 @@ TEST_P(RepositoryTest, CreateNovaRetryCompletesAMissingPosition) {
             (std::vector<NovaPosition>{{kNova, 315.5, 47.75}}));
 }
 
+// AP-SWEEP-1: every nova once, sorted by nova_id, from the south pole's
+// band to the north pole's; a nova without its position item is not listed.
+TEST_P(RepositoryTest, ListNovaeListsEveryNovaOnce) {
+  EXPECT_EQ(repo().ListNovae(), std::vector<std::string>{});
+  constexpr const char* kNova4 = "ffb2a7e0-5c4d-4e3f-8a1b-2c3d4e5f6a7b";
+  ASSERT_EQ(repo().CreateNova(MakeNova(kNova, "a", 315.5, 90)),
+            CreateResult::kCreated);
+  ASSERT_EQ(repo().CreateNova(MakeNova(kNova2, "b", 0, -90)),
+            CreateResult::kCreated);
+  ASSERT_EQ(repo().CreateNova(MakeNova(kNova3, "c", 359.9, -0.5)),
+            CreateResult::kCreated);
+  table().PutItem(MakeNova(kNova4, "d").ToItem(), std::nullopt);
+  EXPECT_EQ(repo().ListNovae(),
+            (std::vector<std::string>{kNova3, kNova, kNova2}));
+}
+
 TEST_P(RepositoryTest, CreateNovaRefusesInvalidArguments) {
   EXPECT_THROW(repo().CreateNova(MakeNova(kNova, "n", 360, 0)), TerminalError);
   EXPECT_THROW(repo().CreateNova(MakeNova(kNova, "n", -1, 0)), TerminalError);

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "novacat/runtime/host.h"
+#include "novacat/store/table.h"
 
 namespace novacat::lambda {
 
@@ -80,7 +81,12 @@ int RunLoop(const Initializer& init, const LoopOptions& options = {});
 // ({workflow, state_name, execution_arn, retry_count, state}); the
 // response is the new state document. The step sees the time left before
 // the invocation's deadline (StepContext::RemainingMs).
+// A `for_each: nova` schedule's payload ({"for_each": "nova", "input"})
+// publishes the workflow's input event once per nova of `catalog`
+// (store/for_each_nova.h) and answers {"for_each": "nova", "published": n};
+// without a catalog it is a TerminalError.
 InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
-                                  runtime::HostServices& services);
+                                  runtime::HostServices& services,
+                                  store::Table* catalog = nullptr);
 
 }  // namespace novacat::lambda

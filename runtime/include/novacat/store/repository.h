@@ -440,6 +440,13 @@ class Repository {
   std::vector<NovaPosition> NovaeNear(double ra_deg, double dec_deg,
                                       double radius_arcsec);
 
+  // AP-SWEEP-1 (ours: a `for_each: nova` schedule starts one run per nova,
+  // and the seed has no pattern listing them). Every nova_id of the
+  // catalog, sorted: the NovaPosition items of all 180 SKY# bands (Query
+  // each, all pages), one per nova. A nova whose CreateNova crashed
+  // between its two writes is listed once the retry wrote its position.
+  std::vector<std::string> ListNovae();
+
   // --- ingest_new_nova ----------------------------------------------------
 
   // AP-INGEST-1: GetItem PK=NOVA#<nova_id> SK=META (strongly consistent).
@@ -615,6 +622,8 @@ class Repository {
   // per run) are runtime::RecordStore's, served by TableRecordStore.
 
  private:
+  // The NovaPosition items of SKY# bands low..high, sorted by nova_id.
+  std::vector<NovaPosition> NovaeInBands(int low, int high);
   UpdateOutcome UpdateDataset(const char* operation, const DatasetKey& key,
                               const Update& update,
                               const std::optional<std::string>& lease_owner);
