@@ -114,6 +114,35 @@ expect_eq "duplicate" \
   "$(field "$work/again.json" "[(r['workflow'], r['outcome'], len(r['events'])) for r in d['runs']]")" \
   "[('initialize_nova', 'DUPLICATE_SKIPPED', 0)]"
 
+# The per-nova schedule, locally: refresh_references once per nova, in
+# nova_id order. V1500 Cyg's refresh ran today (above): a duplicate.
+"$novacat" run refresh_references --db "$db" --for-each-nova \
+  >"$work/each.json" 2>"$work/each.log"
+expect_eq "for-each-nova exit" "$?" "0"
+expect_eq "for-each-nova runs" \
+  "$(field "$work/each.json" "[(r['job_run']['nova_id'], r['outcome']) for r in d['runs']]")" \
+  "[('86cb14e8-2bf7-4bec-9837-df4287f58a01', 'REFRESHED'), ('d4bbdda3-6824-4e82-b1ce-1b781190fbec', 'DUPLICATE_SKIPPED')]"
+expect_eq "for-each-nova log line" \
+  "$(head -1 "$work/each.log" | python3 -c "import json,sys; d=json.load(sys.stdin); d.pop('ts'); print(json.dumps(d))")" \
+  '{"level": "INFO", "message": "published one input event per nova", "workflow_name": "refresh_references", "event": "refresh_references", "published": 2}'
+# An input no per-nova event can take: every nova named, nothing run.
+"$novacat" run refresh_references --db "$db" --for-each-nova \
+  --input '{"correlation_id": 5}' >"$work/out" 2>"$work/err"
+expect_eq "for-each-nova invalid exit" "$?" "2"
+expect_eq "for-each-nova invalid message" "$(cat "$work/err")" \
+  "novacat run: the sweep's refresh_references events are invalid:
+nova 86cb14e8-2bf7-4bec-9837-df4287f58a01:
+\$.correlation_id: must be a UUID
+nova d4bbdda3-6824-4e82-b1ce-1b781190fbec:
+\$.correlation_id: must be a UUID"
+expect_eq "for-each-nova invalid stdout" "$(cat "$work/out")" ""
+"$novacat" run refresh_references --db "$db" --for-each-nova \
+  --input '{"nova_id": "86cb14e8-2bf7-4bec-9837-df4287f58a01"}' \
+  >"$work/out" 2>"$work/err"
+expect_eq "for-each-nova with nova_id exit" "$?" "2"
+expect_eq "for-each-nova with nova_id message" "$(cat "$work/err")" \
+  "novacat run: --for-each-nova gives each run its nova_id; --input may not set one"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

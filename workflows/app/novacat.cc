@@ -43,6 +43,7 @@
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/log.h"
 #include "novacat/store/dynamodb_table.h"
+#include "novacat/store/for_each_nova.h"
 #include "novacat/store/sqlite_table.h"
 #include "registry.h"
 #include "remote_tasks.h"
@@ -218,8 +219,10 @@ std::string KnownWorkflows() {
 
 int Run(const std::string& workflow, const std::string& input_text,
         const StoreChoice& store, const std::string& fixtures, bool follow,
-        bool verbose, const std::string& function) {
-  if (!novacat::workflows::FindWorkflow(workflow)) {
+        bool verbose, const std::string& function, bool for_each_nova) {
+  const novacat::workflows::WorkflowInfo* info =
+      novacat::workflows::FindWorkflow(workflow);
+  if (!info) {
     std::fprintf(stderr, "novacat run: unknown workflow '%s' (known: %s)\n",
                  workflow.c_str(), KnownWorkflows().c_str());
     return kExitInvalid;
@@ -269,7 +272,41 @@ int Run(const std::string& workflow, const std::string& input_text,
       return novacat::workflows::InvokeTaskHandler(*lambda, function);
     };
   }
-  novacat::workflows::RunReport report = runner.Run(workflow, *input, options);
+  novacat::workflows::RunReport report;
+  if (for_each_nova) {
+    // What the deployed `for_each: nova` schedule does
+    // (store/for_each_nova.h): the input event once per nova, every one
+    // checked before the first runs; then each runs as its rule would
+    // start it.
+    if (input->contains("nova_id")) {
+      std::fprintf(stderr,
+                   "novacat run: --for-each-nova gives each run its nova_id; "
+                   "--input may not set one\n");
+      return kExitInvalid;
+    }
+    novacat::workflows::BoundWorkflow bound = info->bind(world->fixture.env);
+    novacat::runtime::CaptureBus sweep;
+    try {
+      novacat::store::PublishPerNova(bound.binding.facts,
+                                     world->fixture.repository, sweep, log,
+                                     *input, static_cast<int64_t>(now));
+    } catch (const novacat::runtime::TerminalError& e) {
+      std::fprintf(stderr, "novacat run: %s", e.what());
+      return kExitInvalid;
+    }
+    for (const auto& event : sweep.published()) {
+      novacat::workflows::RunReport one =
+          runner.Run(workflow, nlohmann::ordered_json(event.event), options);
+      for (auto& r : one.runs) report.runs.push_back(std::move(r));
+      report.not_run += one.not_run;
+      if (!one.error.empty()) {
+        report.error = one.error;
+        break;
+      }
+    }
+  } else {
+    report = runner.Run(workflow, *input, options);
+  }
   json out = {{"runs", json::array()}};
   bool failed = false;
   if (!report.error.empty()) {
@@ -391,6 +428,10 @@ int main(int argc, char** argv) {
   run->add_flag("--follow", follow,
                 "Also run the workflows the published events start");
   run->add_flag("--verbose", verbose, "Include each execution's history");
+  bool for_each_nova = false;
+  run->add_flag("--for-each-nova", for_each_nova,
+                "Run WORKFLOW once per nova of the store, each with --input "
+                "plus its nova_id, as a `for_each: nova` schedule does");
 
   CLI::App* seed = app.add_subcommand(
       "seed", "Load fixtures/novae/existing.json into the store");
@@ -406,7 +447,7 @@ int main(int argc, char** argv) {
     store.db = db;
     if (run->parsed())
       return Run(workflow, run_input, store, fixtures, follow, verbose,
-                 function);
+                 function, for_each_nova);
     if (seed->parsed()) return Seed(store, fixtures);
   } catch (const std::exception& e) {
     // A broken database or fixture: say what, never crash.
