@@ -9,6 +9,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "emit/cpp_emitter.h"
 #include "model/routes.h"
@@ -37,12 +40,78 @@ struct PathPlan {
   std::set<std::string> branches;  // "Choice#k" taken
 };
 
+// The plan, a JSON array of cases dumped with indent 1, as C++ string
+// literals: one per line of the JSON text. Each case is written when it is
+// added and then dropped: a plan holds every Task's failure cases, each
+// with a host part as long as its path, so it grows with the square of the
+// states (issue 13), and holding it whole as JSON took gigabytes. The text
+// is byte for byte the dump of the whole array: an element's lines are
+// those of its own dump, one space further in, and all but the last
+// element's last line end with ','.
+class PlanLiterals {
+ public:
+  void push_back(const Json& c) {
+    if (count_ == 0)
+      Line(false, "[");
+    else
+      Line(true, pending_, ",");
+    const std::string text = c.dump(1);
+    // Dumped JSON escapes the newlines in its strings: each '\n' ends a line.
+    size_t at = 0;
+    for (size_t end; (end = text.find('\n', at)) != std::string::npos;
+         at = end + 1)
+      Line(true, std::string_view(text).substr(at, end - at));
+    pending_.assign(text, at);  // its ',' depends on whether another follows
+    ++count_;
+  }
+
+  size_t size() const { return count_; }
+
+  // The literals, the array closed.
+  std::string Finish() && {
+    if (count_ == 0) {
+      Line(false, "[]");
+    } else {
+      Line(true, pending_);
+      Line(false, "]");
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // One literal: `text` (indented one space when `indented`), then
+  // `suffix` (which needs no escaping), then a newline.
+  void Line(bool indented, std::string_view text,
+            std::string_view suffix = "") {
+    out_ += indented ? "    \" " : "    \"";
+    AppendCppStringLiteral(out_, text);
+    out_ += suffix;
+    out_ += "\\n\"\n";
+  }
+
+  std::string out_;
+  std::string pending_;  // the last case's last line, not yet written
+  size_t count_ = 0;
+};
+
 class PlanBuilder {
  public:
-  explicit PlanBuilder(const WorkflowSpec& spec) : spec_(spec), marks_(spec) {}
+  // Indexes the spec once: every lookup Build makes per state of a path
+  // (and a path can hold every state) must be O(1), or the plan's cost
+  // grows faster than its size.
+  explicit PlanBuilder(const WorkflowSpec& spec) : spec_(spec), marks_(spec) {
+    for (const auto& s : spec_.graph.states) {
+      if (!s.item_states) continue;
+      for (const auto& item : s.item_states->states) {
+        // The first Map wins, as in WorkflowSpec::FindEnclosingMap.
+        enclosing_map_.emplace(item.name, &s);
+        if (item.type == StateType::kTask) item_tasks_.push_back(item.name);
+      }
+    }
+    duplicate_outcome_ = DuplicateOutcome();
+  }
 
-  Json Build() {
-    Json cases = Json::array();
+  void Build(PlanLiterals& cases) {
     std::vector<PathPlan> paths;
     PathPlan start;
     Walk(spec_.graph.start, start, paths, 0);
@@ -74,6 +143,9 @@ class PlanBuilder {
       }
     }
     std::set<std::string> names;
+    // HostForPath of each chosen path, computed once: every failure case of
+    // a Task on the path starts from it (AddFailureCases).
+    std::map<const PathPlan*, std::optional<Json>> hosts;
     for (const PathPlan* p : chosen) {
       std::string name =
           "path_" + (p->outcome.empty() ? "quarantined_" + p->quarantine_reason
@@ -87,7 +159,8 @@ class PlanBuilder {
         expect["quarantine_reason"] = p->quarantine_reason;
       Json c = Case(unique, *p, Script(*p), expect,
                     "Choice branches: " + Join(p->branches));
-      if (std::optional<Json> host = HostForPath(*p)) c["host"] = *host;
+      const std::optional<Json>& host = hosts[p] = HostForPath(*p);
+      if (host) c["host"] = *host;
       cases.push_back(std::move(c));
     }
     // Failure classes for every Task on the first success path through it,
@@ -102,7 +175,7 @@ class PlanBuilder {
         const State* s = FindState(name);
         if (!s || s->type != StateType::kTask || !covered.insert(name).second)
           continue;
-        AddFailureCases(*s, *p, cases);
+        AddFailureCases(*s, *p, hosts.at(p), cases);
       }
     }
     // Map states: concurrency on the virtual clock, and one item's
@@ -117,7 +190,6 @@ class PlanBuilder {
     }
     if (std::optional<Json> c = InvalidInputCase(chosen)) cases.push_back(*c);
     for (const auto& sc : spec_.scenarios) cases.push_back(ScenarioCase(sc));
-    return cases;
   }
 
   // An input without its first required field: BeginJobRun rejects it
@@ -230,9 +302,15 @@ class PlanBuilder {
 
   const State* FindState(const std::string& name) const {
     if (const State* s = spec_.graph.Find(name)) return s;
-    if (const State* map = spec_.FindEnclosingMap(name))
+    if (const State* map = EnclosingMap(name))
       return map->item_states->Find(name);
     return nullptr;
+  }
+
+  // WorkflowSpec::FindEnclosingMap through the index (it scans the states).
+  const State* EnclosingMap(const std::string& name) const {
+    auto it = enclosing_map_.find(name);
+    return it == enclosing_map_.end() ? nullptr : it->second;
   }
 
   Json Case(const std::string& name, const PathPlan& p, Json script,
@@ -252,12 +330,8 @@ class PlanBuilder {
   Json Script(const PathPlan& p) const {
     Json script = Json::object();
     script["*"] = Json::array({{{"return", p.doc}}});
-    for (const auto& s : spec_.graph.states) {
-      if (!s.item_states) continue;
-      for (const auto& item : s.item_states->states)
-        if (item.type == StateType::kTask)
-          script[item.name] = Json::array({{{"return", Json::object()}}});
-    }
+    for (const auto& name : item_tasks_)
+      script[name] = Json::array({{{"return", Json::object()}}});
     return script;
   }
 
@@ -565,9 +639,12 @@ class PlanBuilder {
     return end;
   }
 
+  // `base_host` is HostForPath(base): each case with a host part edits a
+  // copy of it.
   void AddFailureCases(const State& task, const PathPlan& base,
-                       Json& cases) const {
-    const bool in_map = spec_.FindEnclosingMap(task.name) != nullptr;
+                       const std::optional<Json>& base_host,
+                       PlanLiterals& cases) const {
+    const bool in_map = EnclosingMap(task.name) != nullptr;
     const int retries = task.retry ? task.retry->max_attempts : 0;
     Json waits = Json::array();
     if (task.retry)
@@ -575,8 +652,7 @@ class PlanBuilder {
     // Where each error class goes from this Task.
     auto route_for = [&](ErrorClass cls) -> std::optional<RouteEnd> {
       const StateGraph& graph =
-          in_map ? *spec_.FindEnclosingMap(task.name)->item_states
-                 : spec_.graph;
+          in_map ? *EnclosingMap(task.name)->item_states : spec_.graph;
       for (const auto& r : CatchRoutesFor(spec_, graph, task)) {
         bool matches = r.catch_all;
         for (ErrorClass c : r.classes) matches = matches || c == cls;
@@ -595,7 +671,7 @@ class PlanBuilder {
       }
       if (in_map) {
         // The item fails, so the Map fails: the Map's own catches apply.
-        const State* map = spec_.FindEnclosingMap(task.name);
+        const State* map = EnclosingMap(task.name);
         for (const auto& r : CatchRoutesFor(spec_, spec_.graph, *map)) {
           bool matches = r.catch_all;
           for (ErrorClass c : r.classes) matches = matches || c == cls;
@@ -637,7 +713,7 @@ class PlanBuilder {
                               thrown == "TerminalError" ||
                               thrown == "QuarantineError";
       if (IsDomainTask(&task) && step_error && end) {
-        std::optional<Json> host = HostForPath(base);
+        std::optional<Json> host = base_host;
         std::vector<std::string> states =
             FailureStates(base, task, end, end->in_item);
         const char* cls_name = cls == ErrorClass::kRetryable  ? "RETRYABLE"
@@ -654,7 +730,7 @@ class PlanBuilder {
           (*host)["expect"] = {{"jobrun", *jobrun},
                                {"events", EventsAlong(states)},
                                {"attempts", {{task.name, invocations}}}};
-          c["host"] = *host;
+          c["host"] = std::move(*host);
         }
       }
       cases.push_back(std::move(c));
@@ -692,7 +768,7 @@ class PlanBuilder {
       Json c = Case(task.name + "_retry_then_success", base, script, expect,
                     "a RETRYABLE error, then success: the path goes on");
       if (IsDomainTask(&task)) {
-        if (std::optional<Json> host = HostForPath(base)) {
+        if (std::optional<Json> host = base_host) {
           Json& entries = (*host)["domain"][task.name];
           Json success =
               entries.empty() ? Json{{"set", Json::object()}} : entries[0];
@@ -700,7 +776,7 @@ class PlanBuilder {
               {{{"throw", retryable->error_name}, {"cause", "503"}}, success});
           (*host)["expect"]["attempts"] = {{task.name, 2}};
           (*host)["expect"].erase("rerun_outcome");
-          c["host"] = *host;
+          c["host"] = std::move(*host);
         }
       }
       cases.push_back(std::move(c));
@@ -771,10 +847,13 @@ class PlanBuilder {
   // needs absent stay absent.
   Json HostDomain(const PathPlan& p) const {
     Json domain = Json::object();
+    // The names in `domain` (an ordered_json object looks keys up by a
+    // linear scan, which made this quadratic in the path's length).
+    std::unordered_set<std::string> added;
     for (const auto& name : p.spec_states) {
       const State* s = FindState(name);
-      if (!IsDomainTask(s) || domain.contains(name)) continue;
-      const bool in_map = spec_.FindEnclosingMap(name) != nullptr;
+      if (!IsDomainTask(s) || !added.insert(name).second) continue;
+      const bool in_map = EnclosingMap(name) != nullptr;
       Json set = Json::object();
       for (const auto& field : s->produces) {
         if (!in_map && p.doc.contains(field)) {
@@ -883,7 +962,7 @@ class PlanBuilder {
   }
 
   std::optional<Json> HostForPath(const PathPlan& p) const {
-    const std::string duplicate = DuplicateOutcome();
+    const std::string& duplicate = duplicate_outcome_;
     if (!duplicate.empty() && p.outcome == duplicate) return std::nullopt;
     std::optional<Json> input = HostInput(p);
     if (!input) return std::nullopt;
@@ -924,7 +1003,7 @@ class PlanBuilder {
     for (; i < base.spec_states.size() && base.spec_states[i] != task.name; ++i)
       out.push_back(base.spec_states[i]);
     if (caught_in_item) {
-      const State* map = spec_.FindEnclosingMap(task.name);
+      const State* map = EnclosingMap(task.name);
       for (++i; i < base.spec_states.size(); ++i) {
         const std::string& name = base.spec_states[i];
         if (map->item_states->Find(name)) continue;
@@ -936,7 +1015,8 @@ class PlanBuilder {
     return out;
   }
 
-  void AddMapCases(const State& map, const PathPlan& base, Json& cases) const {
+  void AddMapCases(const State& map, const PathPlan& base,
+                   PlanLiterals& cases) const {
     const std::vector<std::string> walk = ItemWalk(*map.item_states);
     std::vector<const State*> tasks;
     for (const auto& name : walk) {
@@ -1068,12 +1148,21 @@ class PlanBuilder {
   }
   const WorkflowSpec& spec_;
   MarkStates marks_;
+  // Map item state → its Map (the first, in spec order).
+  std::unordered_map<std::string, const State*> enclosing_map_;
+  // The Map item Tasks, in spec order (Script's entries).
+  std::vector<std::string> item_tasks_;
+  std::string duplicate_outcome_;  // DuplicateOutcome()
 };
 
 }  // namespace
 
 std::string EmitConformanceTests(const WorkflowSpec& spec) {
-  const Json plan = PlanBuilder(spec).Build();
+  PlanLiterals plan;
+  PlanBuilder(spec).Build(plan);
+  const size_t count = plan.size();
+  // One string literal per line keeps lines reviewable.
+  const std::string literals = std::move(plan).Finish();
   std::string macro_name = spec.workflow;
   for (auto& c : macro_name)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -1088,16 +1177,8 @@ std::string EmitConformanceTests(const WorkflowSpec& spec) {
       "namespace {{\n\n"
       "const char* const kPlan =\n",
       CppComment(spec.file.substr(spec.file.find_last_of('/') + 1)),
-      spec.workflow, plan.size());
-  // One string literal per case keeps lines reviewable.
-  const std::string text = plan.dump(1);
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    out += "    \"" + CppStringLiteral(text.substr(at, end - at)) + "\\n\"\n";
-    at = end + 1;
-  }
+      spec.workflow, count);
+  out += literals;
   out += "    ;\n\n}  // namespace\n\n";
   out += fmt::format(
       "NOVACAT_CONFORMANCE_SUITE(\n"

@@ -16,7 +16,14 @@ namespace mustache = kainjow::mustache;
 
 std::string CppStringLiteral(const std::string& text) {
   std::string out;
+  AppendCppStringLiteral(out, text);
+  return out;
+}
+
+void AppendCppStringLiteral(std::string& out, std::string_view text) {
+  bool after_question = false;  // the last character appended was a '?'
   for (unsigned char c : text) {
+    const bool question = c == '?';
     switch (c) {
       case '"':
         out += "\\\"";
@@ -36,7 +43,7 @@ std::string CppStringLiteral(const std::string& text) {
       case '?':
         // "??x" would be a trigraph in older dialects (and a -Wtrigraphs
         // warning in C++20): escape every '?' that follows one.
-        out += !out.empty() && out.back() == '?' ? "\\?" : "?";
+        out += after_question ? "\\?" : "?";
         break;
       default:
         if (c < 0x20 || c == 0x7F) {
@@ -47,8 +54,8 @@ std::string CppStringLiteral(const std::string& text) {
           out += static_cast<char>(c);
         }
     }
+    after_question = question;
   }
-  return out;
 }
 
 std::string CppComment(const std::string& text) {

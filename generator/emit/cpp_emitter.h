@@ -18,6 +18,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "model/spec.h"
 
@@ -34,6 +35,9 @@ CppFiles EmitCpp(const WorkflowSpec& spec);
 
 // Escapes `text` as the contents of a C++ string literal.
 std::string CppStringLiteral(const std::string& text);
+// Appends CppStringLiteral(text) to `out` (what a large output appends line
+// by line, with no temporary per line).
+void AppendCppStringLiteral(std::string& out, std::string_view text);
 // Makes `text` safe as the rest of a `//` comment line.
 std::string CppComment(const std::string& text);
 
