@@ -316,7 +316,11 @@ class AslBuilder {
 }  // namespace
 
 std::string EmitAsl(const WorkflowSpec& spec) {
-  return AslBuilder(spec).Build().dump(2) + "\n";
+  return AslDocument(spec).dump(2) + "\n";
+}
+
+nlohmann::ordered_json AslDocument(const WorkflowSpec& spec) {
+  return AslBuilder(spec).Build();
 }
 
 }  // namespace novacat

@@ -18,6 +18,7 @@
 //   `$.quarantine_reason` on the way.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "model/spec.h"
@@ -27,5 +28,9 @@ namespace novacat {
 // The definition as JSON text (2-space indent, trailing newline). The spec
 // must have passed the checker.
 std::string EmitAsl(const WorkflowSpec& spec);
+// The definition EmitAsl dumps, as a document (for the stack template, which
+// embeds it: parsing the text back into an ordered_json is quadratic in the
+// number of states, since it finds each key by a linear search).
+nlohmann::ordered_json AslDocument(const WorkflowSpec& spec);
 
 }  // namespace novacat

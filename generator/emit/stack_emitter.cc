@@ -98,11 +98,17 @@ Json EscapeStrings(const Json& value, const std::string& placeholder) {
     return out;
   }
   if (value.is_object()) {
+    // Appended to the underlying vector: ordered_json's operator[] finds a
+    // key by linear search (quadratic in the States of a large
+    // definition), and the keys stay distinct (EscapeForFnSub is
+    // one-to-one).
     Json out = Json::object();
+    auto& entries = out.get_ref<Json::object_t&>();
     for (const auto& [key, v] : value.items()) {
-      out[EscapeForFnSub(key)] = key == "FunctionName" && v == placeholder
-                                     ? v
-                                     : EscapeStrings(v, placeholder);
+      entries.emplace_back(EscapeForFnSub(key),
+                           key == "FunctionName" && v == placeholder
+                               ? v
+                               : EscapeStrings(v, placeholder));
     }
     return out;
   }
@@ -295,7 +301,7 @@ class StackBuilder {
     sm["StateMachineType"] = spec.type;
     sm["DefinitionString"] = {
         {"Fn::Sub",
-         {EscapeStrings(Json::parse(EmitAsl(spec)), placeholder).dump(2) + "\n",
+         {EscapeStrings(AslDocument(spec), placeholder).dump(2) + "\n",
           {{p + "FunctionArn", GetAtt(function, "Arn")}}}}};
     sm["RoleArn"] = GetAtt(machine + "Role", "Arn");
     sm["LoggingConfiguration"] = {
