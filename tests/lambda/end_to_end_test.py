@@ -18,6 +18,9 @@ end with the same runs (workflow, status, outcome), the same JobRuns and
 Attempts (ids and times aside) and the same events. Then the event that
 started ingest_new_nova is delivered a second time (EventBridge delivers at
 least once): the second run ends DUPLICATE_SKIPPED by its idempotency key.
+Last, refresh_references' per-nova schedule: its function, invoked with the
+stack's schedule Input, publishes one event per nova, which the stack's rule
+routes back to refresh_references.
 Fixtures: store_dynalite (NOVACAT_DYNALITE_STATE), aws_moto
 (NOVACAT_MOTO_STATE).
 """
@@ -295,6 +298,42 @@ class EndToEndTest(unittest.TestCase):
                          ("SUCCEEDED", "DUPLICATE_SKIPPED"))
         # No side effect repeated: nothing published, nothing routed.
         self.assertEqual(self.routed_events(self.published), [])
+        self.assertEqual(self.routed_events(), [])
+
+    def test_the_per_nova_schedule(self):
+        """refresh_references' schedule, as EventBridge Scheduler runs it: the
+        function gets the stack's Input, publishes one refresh_references
+        event per nova, and the stack's RefreshReferencesScheduleRoute takes
+        each to the state machine. V1500 Cyg was refreshed by the chain
+        today: its run is a duplicate; GK Per's refreshes."""
+        import boto3
+        schedule = stack()["Resources"]["RefreshReferencesSchedule"]["Properties"]
+        self.assertEqual(schedule["Target"]["Arn"],
+                         {"Fn::GetAtt": ["RefreshReferencesFunction", "Arn"]})
+        client = boto3.client("lambda", endpoint_url=self.invoke, region_name=REGION,
+                              aws_access_key_id="AKIDEXAMPLE",
+                              aws_secret_access_key="secret")
+        answer = client.invoke(FunctionName="refresh_references",
+                               Payload=schedule["Target"]["Input"].encode())
+        self.assertNotIn("FunctionError", answer)
+        self.assertEqual(json.loads(answer["Payload"].read()),
+                         {"for_each": "nova", "published": 2})
+        gk_per = "86cb14e8-2bf7-4bec-9837-df4287f58a01"
+        v1500 = "d4bbdda3-6824-4e82-b1ce-1b781190fbec"
+        published = self.routed_events(self.published)
+        self.assertEqual(sorted((e["source"], e["detail-type"], json.dumps(e["detail"]))
+                                for e in published),
+                         [("refresh_references", "refresh_references",
+                           json.dumps({"nova_id": n})) for n in (gk_per, v1500)])
+        routed = self.routed_events()
+        self.assertEqual(sorted(self.consumer_of(e) for e in routed),
+                         ["refresh_references", "refresh_references"])
+        outcomes = sorted((e["detail"]["nova_id"],
+                           self.run_remote("refresh_references", e["detail"])["outcome"])
+                          for e in routed)
+        self.assertEqual(outcomes, [(gk_per, "REFRESHED"), (v1500, "DUPLICATE_SKIPPED")])
+        # What GK Per's refresh published starts nothing.
+        self.routed_events(self.published)
         self.assertEqual(self.routed_events(), [])
 
 
