@@ -166,19 +166,30 @@ def published_events(spec):
 
 
 def expected_routes(specs):
-    """[(publisher, event, consumer)]: an event A publishes that C (not A)
-    takes as its input event."""
+    """[(publisher, event, consumer, rule logical id)]: an event A publishes
+    that C (not A) takes as its input event, Route<A><C>; then each workflow
+    W with a `for_each: nova` schedule, whose function publishes W's input
+    event per nova for W itself, <W>ScheduleRoute."""
     routes = []
     for a, spec in specs.items():
         for event in published_events(spec):
             for c, other in specs.items():
                 if c != a and other.get("input") == event:
-                    routes.append((a, event, c))
+                    routes.append((a, event, c, "Route" + pascal(a) + pascal(c)))
+    for w in per_nova_workflows(specs):
+        routes.append((w, specs[w]["input"], w, pascal(w) + "ScheduleRoute"))
     return routes
 
 
+def per_nova_workflows(specs):
+    """The workflows with a `for_each: nova` schedule."""
+    return [w for w, spec in specs.items()
+            if any((t.get("schedule") or {}).get("for_each") == "nova"
+                   for t in spec.get("triggers") or [])]
+
+
 def route_id(route):
-    return "Route" + pascal(route[0]) + pascal(route[2])
+    return route[3]
 
 
 def sample_value(schema, name):
@@ -653,7 +664,7 @@ def matching_problems(d, routes, rules):
         answer = events.put_events(Entries=entries[i:i + 10])
         if answer["FailedEntryCount"]:
             raise AssertionError(f"put_events on {scratch}: {answer['Entries']}")
-    for logical, ((a, event, c), url) in sorted(queues.items()):
+    for logical, ((a, event, c, _), url) in sorted(queues.items()):
         got = []
         while True:
             messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10,
@@ -691,8 +702,7 @@ def rule_problems(d, specs):
                          f"stack's {sorted(stack_rules.values())}"))
     rules = {}
     for route in routes:
-        a, event, c = route
-        logical = route_id(route)
+        a, event, c, logical = route
         name = stack_rules.get(logical)
         if name not in on_bus:
             continue
@@ -739,6 +749,12 @@ def iam_problems(d, specs):
         want[route_id(route) + "Role"] = ("events.amazonaws.com", [
             {"Effect": "Allow", "Action": "states:StartExecution",
              "Resource": d.arn(pascal(route[2]) + "StateMachine")}])
+    # A per-nova schedule may invoke only its workflow's function (moto's
+    # CloudFormation creates the role, not the AWS::Scheduler::Schedule).
+    for w in per_nova_workflows(specs):
+        want[pascal(w) + "ScheduleRole"] = ("scheduler.amazonaws.com", [
+            {"Effect": "Allow", "Action": "lambda:InvokeFunction",
+             "Resource": d.arn(pascal(w) + "Function")}])
     roles = sorted(k for k, t in d.resource_types().items()
                    if t == "AWS::IAM::Role" and k in d.physical)
     if roles != sorted(want):
@@ -851,8 +867,10 @@ class StackDeployTest(unittest.TestCase):
     def test_resources(self):
         with open(TEMPLATE) as t:
             types = {k: v["Type"] for k, v in json.load(t)["Resources"].items()}
-        # moto's CloudFormation does not create AWS::CloudWatch::Alarm.
-        want = sorted(k for k, v in types.items() if v != "AWS::CloudWatch::Alarm")
+        # moto's CloudFormation creates no AWS::CloudWatch::Alarm and no
+        # AWS::Scheduler::Schedule (cfn-lint checks their properties).
+        want = sorted(k for k, v in types.items()
+                      if v not in ("AWS::CloudWatch::Alarm", "AWS::Scheduler::Schedule"))
         self.assertEqual(sorted(self.d.physical), want)
 
     def test_table(self):
@@ -1041,6 +1059,8 @@ def mutate(template):
     r["RouteIngestNewNovaDiscoverSpectraProducts"]["Properties"]["EventPattern"][
         "source"].append("initialize_nova")
     del r["RouteIngestNewNovaRefreshReferences"]["Properties"]["Targets"][0]["InputPath"]
+    r["RefreshReferencesScheduleRoute"]["Properties"]["EventPattern"][
+        "source"] = ["ingest_new_nova"]
     # IAM: an extra * resource, another function, a * target.
     r["IngestNewNovaFunctionRole"]["Properties"]["Policies"][0]["PolicyDocument"][
         "Statement"].append({"Effect": "Allow", "Action": "dynamodb:Scan",
@@ -1050,6 +1070,8 @@ def mutate(template):
             {"Fn::GetAtt": ["RefreshReferencesFunction", "Arn"]})
     r["RouteIngestNewNovaRefreshReferencesRole"]["Properties"]["Policies"][0][
         "PolicyDocument"]["Statement"][0]["Resource"] = "*"
+    r["DiscoverSpectraProductsScheduleRole"]["Properties"]["Policies"][0][
+        "PolicyDocument"]["Statement"][0]["Action"] = "lambda:*"
     want = {
         "table": {("NovaCatTable", "gsis")},
         "functions": {("IngestNewNovaFunction", "runtime"),
@@ -1063,10 +1085,13 @@ def mutate(template):
                   ("RouteInitializeNovaIngestNewNova", "matching"),
                   ("RouteIngestNewNovaDiscoverSpectraProducts", "pattern"),
                   ("RouteIngestNewNovaDiscoverSpectraProducts", "matching"),
-                  ("RouteIngestNewNovaRefreshReferences", "targets")},
+                  ("RouteIngestNewNovaRefreshReferences", "targets"),
+                  ("RefreshReferencesScheduleRoute", "pattern"),
+                  ("RefreshReferencesScheduleRoute", "matching")},
         "iam": {("IngestNewNovaFunctionRole", "statements"),
                 ("InitializeNovaStateMachineRole", "statements"),
-                ("RouteIngestNewNovaRefreshReferencesRole", "statements")},
+                ("RouteIngestNewNovaRefreshReferencesRole", "statements"),
+                ("DiscoverSpectraProductsScheduleRole", "statements")},
     }
     return t, want
 
