@@ -289,6 +289,28 @@ TEST(DocsEmitterTest, InitializeNovaSectionsInOrder) {
   EXPECT_EQ(md.find("\n\n\n"), std::string::npos);
 }
 
+// A trigger's schedule is in its line: the expression, and once per nova or
+// the fixed input.
+TEST(DocsEmitterTest, TriggersShowTheirSchedules) {
+  std::string md = Readme("specs/refresh_references.yaml");
+  EXPECT_TRUE(HasLine(md,
+                      "- **scheduled** (`rate(1 day)`, once per nova): "
+                      "Scheduled refresh (time-bucketed)."))
+      << md;
+  EXPECT_TRUE(HasLine(md,
+                      "- **event** (after `ingest_new_nova`): Triggered "
+                      "after ingest_new_nova."))
+      << md;
+  auto spec = Load("specs/refresh_references.yaml");
+  ASSERT_TRUE(spec);
+  spec->triggers[0].schedule->for_each.clear();
+  spec->triggers[0].schedule->input = {{"nova_id", "n"}};
+  EXPECT_TRUE(HasLine(EmitWorkflowDocs(*spec),
+                      "- **scheduled** (`rate(1 day)`, input "
+                      "`{\"nova_id\":\"n\"}`): Scheduled refresh "
+                      "(time-bucketed)."));
+}
+
 TEST(DocsEmitterTest, InitializeNovaMermaid) {
   std::string md = Readme("specs/initialize_nova.yaml");
   std::string mermaid = MermaidBlock(md);

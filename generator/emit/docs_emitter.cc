@@ -694,6 +694,14 @@ class ReadmeBuilder {
       std::string text = "**" + MarkdownInline(t.kind) + "**";
       if (!t.after.empty())
         text += " (after " + MarkdownCode(t.after, false) + ")";
+      if (t.schedule) {
+        text += " (" + MarkdownCode(t.schedule->expression, false);
+        if (t.schedule->for_each == "nova")
+          text += ", once per nova";
+        else
+          text += ", input " + MarkdownCode(t.schedule->input.dump(), false);
+        text += ")";
+      }
       if (!t.description.empty()) text += ": " + MarkdownInline(t.description);
       out.push_back(mustache::object{{"text", text}});
     }
