@@ -2,6 +2,7 @@
 
 #include "check/checker.h"
 #include "check/limits.h"
+#include "emit/frozen_schemas.h"
 #include "emit/generator.h"
 
 namespace novacat {
@@ -25,10 +26,14 @@ std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
 
 std::optional<FileSet> Compile(const std::vector<std::string>& paths,
                                const FileReader& read_file,
-                               DiagnosticSink& sink) {
+                               DiagnosticSink& sink,
+                               const std::string& out_dir) {
   auto specs = LoadAndCheck(paths, read_file, sink);
   if (sink.has_errors()) return std::nullopt;
   FileSet files = EmitAll(specs, sink);
+  if (!out_dir.empty())
+    CheckFrozenSchemas(specs, files, out_dir, read_file, sink);
+  sink.SortByLocation();
   if (sink.has_errors()) return std::nullopt;
   return files;
 }

@@ -20,9 +20,11 @@ std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
     DiagnosticSink& sink);
 
 // Loads, checks and emits. Returns nullopt when any error was reported: no
-// file may be produced from a spec with errors.
+// file may be produced from a spec with errors. With `out_dir`, an event
+// schema version already there must come out the same (frozen_schemas.h).
 std::optional<FileSet> Compile(const std::vector<std::string>& paths,
                                const FileReader& read_file,
-                               DiagnosticSink& sink);
+                               DiagnosticSink& sink,
+                               const std::string& out_dir = "");
 
 }  // namespace novacat

@@ -140,6 +140,47 @@ expect_eq "overwrite kept" "$(cat "$work/hand/initialize_nova/statemachine.asl.j
 "$gen" specs/does_not_exist.yaml >/dev/null 2>&1
 expect_eq "missing spec exit" "$?" "105"
 
+# A frozen event schema version: the issue's own example, a required field
+# added to ingest_new_nova (in both specs that declare it) without a bump.
+# Generation and --check both refuse at the field, nothing is written; the
+# bump writes v2 beside the untouched v1.
+mkdir -p "$work/frozen"
+cp -r specs "$work/frozen/specs"
+for s in initialize_nova ingest_new_nova; do
+  python3 - "$work/frozen/specs/$s.yaml" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+start = text.index("  ingest_new_nova:\n")
+fields = "      correlation_id: {type: uuid, required: true}\n"
+at = text.index(fields, start) + len(fields)
+open(path, "w").write(text[:at] + "      discovered_by: {type: string, required: true}\n" + text[at:])
+PY
+done
+"$gen" -q --out "$work/frozen/out" --steps-dir "$work/steps" specs/*.yaml ||
+  fail "frozen: first generation failed"
+cp "$work/frozen/out/schemas/events/ingest_new_nova/v1.json" "$work/frozen/v1.before"
+frozen_message="$work/frozen/specs/ingest_new_nova.yaml:34:7: error: event 'ingest_new_nova' version 1 is frozen ($work/frozen/out/schemas/events/ingest_new_nova/v1.json): field 'discovered_by' was added as required: breaking for producers (their events lack it); bump its schema_version to 2 (the event's or the workflow's) to change it [schema-frozen]"
+for mode in "" "--check"; do
+  "$gen" -q $mode --out "$work/frozen/out" --steps-dir "$work/steps" \
+    "$work"/frozen/specs/*.yaml >/dev/null 2>"$work/frozen.err"
+  expect_eq "frozen $mode exit" "$?" "2"
+  expect_eq "frozen $mode message" "$(head -n 1 "$work/frozen.err")" "$frozen_message"
+done
+cmp -s "$work/frozen/v1.before" "$work/frozen/out/schemas/events/ingest_new_nova/v1.json" ||
+  fail "frozen: v1.json was rewritten"
+sed -i 's/^  ingest_new_nova:$/  ingest_new_nova:\n    schema_version: 2/' \
+  "$work"/frozen/specs/initialize_nova.yaml "$work"/frozen/specs/ingest_new_nova.yaml
+"$gen" -q --out "$work/frozen/out" --steps-dir "$work/steps" \
+  "$work"/frozen/specs/*.yaml 2>"$work/frozen.err" || fail "frozen: the bump failed: $(cat "$work/frozen.err")"
+cmp -s "$work/frozen/v1.before" "$work/frozen/out/schemas/events/ingest_new_nova/v1.json" ||
+  fail "frozen: v1.json changed with the bump"
+cmp -s "$work/frozen/out/schemas/events/ingest_new_nova/v2.json" \
+  "$work/frozen/out/schemas/events/ingest_new_nova/latest.json" ||
+  fail "frozen: latest.json is not v2.json"
+grep -q '"discovered_by"' "$work/frozen/out/schemas/events/ingest_new_nova/v2.json" ||
+  fail "frozen: v2.json lacks the new field"
+
 if [ "$failures" -gt 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::optional<novacat::FileSet> files =
-      novacat::Compile(specs, novacat::DiskFileReader(), sink);
+      novacat::Compile(specs, novacat::DiskFileReader(), sink, out_dir);
   std::fputs(sink.FormatAll().c_str(), stderr);
   if (!files) return kExitError;
 
