@@ -84,7 +84,21 @@ grep -qF '"cause":"the input event initialize_nova is invalid:\n$.candidate_name
   --input '{"candidate_name": "V1500 Cyg"}' >/dev/null 2>"$work/err"
 expect_eq "missing fixtures exit" "$?" "2"
 expect_eq "missing fixtures message" "$(cat "$work/err")" \
-  "novacat run: fixtures folder $work/none not found (run from the repository root, or give --fixtures DIR)"
+  "novacat run: fixtures folder $work/none not found (give --fixtures DIR or NOVACAT_FIXTURES)"
+
+# Started anywhere: the fixtures of the checkout the binary is in. A binary
+# outside any checkout, started outside one, says which flag to give.
+(cd "$work" && "$novacat" seed --db "$work/elsewhere.db" >"$work/out" 2>"$work/err")
+expect_eq "elsewhere seed" "$(cat "$work/out")$(cat "$work/err")" \
+  "seeded 2 novae into $work/elsewhere.db"
+cp "$novacat" "$work/novacat-copy"
+(cd "$work" && ./novacat-copy seed --db "$work/elsewhere.db" >/dev/null 2>"$work/err")
+expect_eq "no fixtures exit" "$?" "2"
+expect_eq "no fixtures message" "$(cat "$work/err")" \
+  "novacat seed: no fixtures folder found (looked for fixtures/novae/existing.json in the working folder, its parents and beside the novacat binary); give --fixtures DIR or set NOVACAT_FIXTURES"
+(cd "$work" && NOVACAT_FIXTURES="$OLDPWD/fixtures" ./novacat-copy seed \
+  --db "$work/elsewhere.db" >"$work/out" 2>&1)
+expect_eq "NOVACAT_FIXTURES seed" "$(cat "$work/out")" "seeded 2 novae into $work/elsewhere.db"
 
 # One name through every workflow; the logs are JSON lines on stderr.
 "$novacat" run initialize_nova --db "$db" --follow --verbose \

@@ -2,6 +2,7 @@
 //
 //   novacat run WORKFLOW --input JSON|@FILE [--db PATH | --dynamodb TABLE]
 //               [--fixtures DIR] [--follow] [--verbose] [--function NAME]
+//               [--for-each-nova]
 //
 // runs a registered workflow (workflows/app/registry.cc): its generated ASL
 // on the local executor with the real step logic, the SQLite store (created
@@ -12,7 +13,9 @@
 // could run (unknown workflow, input that is not JSON: the latter is still
 // recorded as a FAILED JobRun). With --function, the Tasks run on that
 // deployed Lambda function instead (Lambda's Invoke API, SigV4), over the
-// DynamoDB table it uses.
+// DynamoDB table it uses. --fixtures defaults to $NOVACAT_FIXTURES, else
+// the fixtures/ of the checkout the working folder or the binary is in, so
+// it runs from anywhere; --db defaults to novacat.db in the working folder.
 //
 //   novacat seed [--db PATH | --dynamodb TABLE] [--fixtures DIR]
 //
@@ -187,13 +190,47 @@ struct World {
   novacat::workflows::FixtureWorld fixture;
 };
 
+// The fixtures folder when --fixtures is not given: $NOVACAT_FIXTURES, else
+// the first `fixtures/` holding novae/existing.json in the working folder
+// or one of its parents, else beside the binary or one of its parents (a
+// build folder inside the checkout). Empty when none is found.
+std::filesystem::path FindFixtures(const char* argv0) {
+  namespace fs = std::filesystem;
+  if (const char* env = std::getenv("NOVACAT_FIXTURES"); env && *env)
+    return env;
+  auto search_up = [](fs::path dir) -> fs::path {
+    std::error_code ec;
+    for (; !dir.empty(); dir = dir.parent_path()) {
+      if (fs::is_regular_file(dir / "fixtures" / "novae" / "existing.json", ec))
+        return dir / "fixtures";
+      if (dir == dir.parent_path()) break;
+    }
+    return {};
+  };
+  std::error_code ec;
+  if (fs::path found = search_up(fs::current_path(ec)); !found.empty())
+    return found;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) self = fs::absolute(argv0, ec);
+  return search_up(self.parent_path());
+}
+
 std::unique_ptr<World> OpenWorld(const StoreChoice& store,
                                  const std::string& fixtures,
                                  const char* command) {
+  if (fixtures.empty()) {
+    std::fprintf(stderr,
+                 "novacat %s: no fixtures folder found (looked for "
+                 "fixtures/novae/existing.json in the working folder, its "
+                 "parents and beside the novacat binary); give --fixtures DIR "
+                 "or set NOVACAT_FIXTURES\n",
+                 command);
+    return nullptr;
+  }
   if (!std::filesystem::is_directory(fixtures)) {
     std::fprintf(stderr,
-                 "novacat %s: fixtures folder %s not found (run from the "
-                 "repository root, or give --fixtures DIR)\n",
+                 "novacat %s: fixtures folder %s not found (give --fixtures "
+                 "DIR or NOVACAT_FIXTURES)\n",
                  command, fixtures.c_str());
     return nullptr;
   }
@@ -403,8 +440,7 @@ int main(int argc, char** argv) {
       "logic, the SQLite store and the fixture clients. Prints {runs: "
       "[...]} as JSON; logs JSON lines to stderr. Exit 0 when every run "
       "succeeded, 1 when one failed, 2 when nothing could run.");
-  std::string workflow, run_input = "{}", db = "novacat.db",
-                        fixtures = "fixtures";
+  std::string workflow, run_input = "{}", db = "novacat.db", fixtures;
   bool follow = false, verbose = false;
   run->add_option("WORKFLOW", workflow, "Workflow name")->required();
   run->add_option("--input", run_input, "Input event: JSON text or @FILE")
@@ -412,8 +448,9 @@ int main(int argc, char** argv) {
   run->add_option("--db", db, "SQLite database (created on first use)")
       ->capture_default_str();
   run->add_option("--fixtures", fixtures,
-                  "Fixture folder of the resolver, providers and references")
-      ->capture_default_str();
+                  "Fixture folder of the resolver, providers and references "
+                  "(default: $NOVACAT_FIXTURES, else the fixtures/ of the "
+                  "checkout the working folder or the binary is in)");
   StoreChoice store;
   std::string function;
   run->add_option("--dynamodb", store.dynamodb,
@@ -437,14 +474,15 @@ int main(int argc, char** argv) {
       "seed", "Load fixtures/novae/existing.json into the store");
   seed->add_option("--db", db, "SQLite database (created on first use)")
       ->capture_default_str();
-  seed->add_option("--fixtures", fixtures, "Fixture folder")
-      ->capture_default_str();
+  seed->add_option("--fixtures", fixtures,
+                   "Fixture folder (default: as for run)");
   seed->add_option("--dynamodb", store.dynamodb,
                    "Use this DynamoDB table instead of --db");
 
   CLI11_PARSE(app, argc, argv);
   try {
     store.db = db;
+    if (fixtures.empty()) fixtures = FindFixtures(argv[0]).string();
     if (run->parsed())
       return Run(workflow, run_input, store, fixtures, follow, verbose,
                  function, for_each_nova);
