@@ -30,7 +30,7 @@ std::optional<FileSet> Compile(const std::vector<std::string>& paths,
                                const std::string& out_dir) {
   auto specs = LoadAndCheck(paths, read_file, sink);
   if (sink.has_errors()) return std::nullopt;
-  FileSet files = EmitAll(specs, sink);
+  FileSet files = EmitAll(specs);
   if (!out_dir.empty())
     CheckFrozenSchemas(specs, files, out_dir, read_file, sink);
   sink.SortByLocation();

@@ -63,6 +63,55 @@ TEST(CheckerTest, SeedSpecsHaveNoDiagnostics) {
   EXPECT_EQ(specs.size(), 3u);
 }
 
+// An event two specs declare themselves (identically or not) is declared
+// once, in the event catalog; naming it there is fine.
+TEST(CheckerTest, AnEventIsDeclaredOnce) {
+  std::string first = std::string(kHead) +
+                      "  Work: {type: Task, timeout: 5s, next: "
+                      "FinalizeJobRunSuccess, outcome: DONE}\n" +
+                      kTail;
+  std::string second = first;
+  second.replace(second.find("workflow: t"), 11, "workflow: u");
+  DiagnosticSink sink;
+  LoadAndCheck({"specs/t.yaml", "specs/u.yaml"},
+               Files({{"specs/t.yaml", first}, {"specs/u.yaml", second}}),
+               sink);
+  EXPECT_EQ(sink.FormatAll(),
+            "specs/u.yaml:5:3: error: event 't' is also declared at "
+            "specs/t.yaml:5; declare it once, in the event catalog "
+            "(event_catalog: shared/events.yaml), and name it in each spec "
+            "without 'fields' [event-conflict]\n"
+            "    5 |   t:\n"
+            "      |   ^\n"
+            "1 error, 0 warnings\n");
+  // Both from the catalog: nothing to say.
+  const std::string catalog =
+      "events:\n  t:\n    fields:\n      nova_id: {type: uuid, required: "
+      "true}\n";
+  auto from_catalog = [](std::string spec) {
+    spec.replace(spec.find("governance:"), 0,
+                 "event_catalog: shared/events.yaml\n");
+    spec.replace(spec.find("  t:\n    fields:\n      nova_id: {type: "
+                           "uuid, required: true}\n"),
+                 std::string("  t:\n    fields:\n      nova_id: {type: uuid, "
+                             "required: true}\n")
+                     .size(),
+                 "  t: {}\n");
+    return spec;
+  };
+  DiagnosticSink shared;
+  auto specs = LoadAndCheck({"specs/t.yaml", "specs/u.yaml"},
+                            Files({{"specs/t.yaml", from_catalog(first)},
+                                   {"specs/u.yaml", from_catalog(second)},
+                                   {"specs/shared/events.yaml", catalog}}),
+                            shared);
+  EXPECT_EQ(shared.FormatAll(), "");
+  ASSERT_EQ(specs.size(), 2u);
+  ASSERT_TRUE(specs[1]->FindEvent("t"));
+  EXPECT_EQ(specs[1]->FindEvent("t")->fields.front().location.file,
+            "specs/shared/events.yaml");
+}
+
 TEST(CheckerTest, MinimalSpecIsClean) {
   EXPECT_EQ(Diagnose(std::string(kHead) +
                      "  Work: {type: Task, timeout: 5s, next: "

@@ -1449,6 +1449,25 @@ void CheckSpecSet(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
                              spec->workflow, it->second->file));
     }
   }
+  // An event is declared once: two specs that declare the same event
+  // themselves (not through the event catalog) would be two copies to keep
+  // in step.
+  std::map<std::string, const EventDef*> declared;
+  for (const auto& spec : specs) {
+    if (!spec) continue;
+    for (const auto& event : spec->events) {
+      if (event.catalog_location) continue;
+      auto [it, inserted] = declared.emplace(event.name, &event);
+      if (!inserted)
+        sink.Error(event.location, "event-conflict",
+                   fmt::format("event '{}' is also declared at {}:{}; declare "
+                               "it once, in the event catalog (event_catalog: "
+                               "shared/events.yaml), and name it in each spec "
+                               "without 'fields'",
+                               event.name, it->second->location.file,
+                               it->second->location.line));
+    }
+  }
 }
 
 }  // namespace novacat

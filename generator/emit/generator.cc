@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <map>
 
 #include "emit/asl_emitter.h"
 #include "emit/conformance_emitter.h"
@@ -13,11 +12,8 @@
 
 namespace novacat {
 
-FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
-                DiagnosticSink& sink) {
+FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
   FileSet files;
-  // Where each event schema came from, to name both sides of a conflict.
-  std::map<std::string, const EventDef*> declared;
   for (const auto& spec : specs) {
     files.Add(spec->workflow + "/statemachine.asl.json", EmitAsl(*spec),
               spec->workflow);
@@ -38,17 +34,10 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
       const std::string path = EventSchemaPath(event, event.schema_version);
       const std::string latest =
           fmt::format("schemas/events/{}/latest.json", event.name);
-      bool same = files.Add(path, schema, spec->workflow) &&
-                  files.Add(latest, schema, spec->workflow);
-      auto [first, inserted] = declared.emplace(event.name, &event);
-      if (!same) {
-        sink.Error(event.location, "event-conflict",
-                   fmt::format("event '{}' is also declared at {}:{} with a "
-                               "different schema; declare it identically in "
-                               "both specs",
-                               event.name, first->second->location.file,
-                               first->second->location.line));
-      }
+      // An event several specs use comes from the event catalog, so each
+      // adds the same text (CheckSpecSet refuses two declarations).
+      files.Add(path, schema, spec->workflow);
+      files.Add(latest, schema, spec->workflow);
       for (int v = 1; v < event.schema_version; ++v)
         files.Keep(EventSchemaPath(event, v), spec->workflow);
     }

@@ -502,8 +502,31 @@ class WorkflowReader {
     return at;
   }
 
-  WorkflowReader(Reader& r, WorkflowSpec& spec, const Governance* governance)
-      : r_(r), v_(r), spec_(spec), governance_(governance) {}
+  WorkflowReader(Reader& r, WorkflowSpec& spec, const Governance* governance,
+                 const EventCatalog* catalog = nullptr)
+      : r_(r), v_(r), spec_(spec), governance_(governance), catalog_(catalog) {}
+
+  // An event catalog file: `events:` as in a spec (every event with its
+  // `fields`), and an optional `description`. `published_on` belongs to
+  // the spec that publishes an event, not here.
+  void ReadCatalog(const YAML::Node& root, EventCatalog& catalog) {
+    SourceLocation file_start{r_.file(), 1, 1, 1};
+    MapReader m(r_, root, "the event catalog", file_start);
+    if (!m.valid()) return;
+    v_.String(m, "description");
+    if (const YAML::Node* n = m.Require("events"))
+      ReadEvents(*n, m.KeyLocation("events"));
+    m.Finish();
+    for (auto& event : spec_.events) {
+      if (!event.published_on.empty())
+        r_.Error(event.published_on_locations.front(), "event-catalog",
+                 fmt::format("event '{}' in the event catalog has "
+                             "published_on; it belongs in the spec that "
+                             "publishes the event",
+                             event.name));
+      catalog.events.push_back(std::move(event));
+    }
+  }
 
   void Read(const YAML::Node& root) {
     SourceLocation file_start{r_.file(), 1, 1, 1};
@@ -527,6 +550,10 @@ class WorkflowReader {
     if (auto s = v_.String(m, "governance", true)) {
       spec_.governance_path = *s;
       spec_.governance_location = m.ValueLocation("governance");
+    }
+    if (auto s = v_.String(m, "event_catalog")) {
+      spec_.event_catalog_path = *s;
+      spec_.event_catalog_location = m.ValueLocation("event_catalog");
     }
     if (auto n = v_.Integer(m, "schema_version")) {
       spec_.schema_version = static_cast<int>(*n);
@@ -827,6 +854,51 @@ class WorkflowReader {
       event.location = m.KeyLocation(name);
       MapReader e(r_, *value, fmt::format("event '{}'", name), event.location);
       if (!e.valid()) continue;
+      const EventDef* shared = catalog_ ? catalog_->Find(name) : nullptr;
+      if (shared && !e.Get("fields")) {
+        // A reference: the catalog's event, with this spec's published_on.
+        for (const char* key :
+             {"description", "schema_version", "unknown_properties"}) {
+          if (e.Get(key))
+            r_.Error(e.KeyLocation(key), "event-catalog",
+                     fmt::format("event '{}' comes from the event catalog "
+                                 "({}:{}); only published_on may be given "
+                                 "here",
+                                 name, shared->location.file,
+                                 shared->location.line));
+        }
+        const SourceLocation reference = event.location;
+        event = *shared;
+        event.catalog_location = shared->location;
+        event.location = reference;
+        event.published_on =
+            v_.StringList(e, "published_on", &event.published_on_locations);
+        e.Finish();
+        spec_.events.push_back(std::move(event));
+        continue;
+      }
+      if (shared)
+        r_.Error(
+            event.location, "event-catalog",
+            fmt::format("event '{}' is declared in the event catalog "
+                        "({}:{}); name it here without 'fields'",
+                        name, shared->location.file, shared->location.line));
+      if (catalog_ && !shared && !e.Get("fields")) {
+        std::vector<std::string> names;
+        for (const auto& c : catalog_->events) names.push_back(c.name);
+        std::string closest = ClosestMatch(name, names);
+        r_.Error(
+            event.location, "missing-key",
+            fmt::format("event '{}' has no 'fields', and the event "
+                        "catalog {} does not declare it{}",
+                        name, catalog_->file,
+                        closest.empty()
+                            ? std::string()
+                            : fmt::format(" (did you mean '{}'?)", closest)));
+        v_.StringList(e, "published_on", nullptr);
+        e.Finish();
+        continue;
+      }
       event.description = v_.String(e, "description").value_or("");
       event.schema_version = spec_.schema_version;
       if (auto n = v_.Integer(e, "schema_version")) {
@@ -1431,6 +1503,7 @@ class WorkflowReader {
   Values v_;
   WorkflowSpec& spec_;
   const Governance* governance_;
+  const EventCatalog* catalog_;
   // Set when a state's type or a transition could not be read: the graph
   // checks would only report follow-ons of the errors already given.
   bool graph_incomplete_ = false;
@@ -1669,7 +1742,18 @@ std::unique_ptr<WorkflowSpec> SpecLoader::LoadText(const std::string& path,
           LoadGovernance(resolved.generic_string(), reader.At(reference));
     }
   }
-  WorkflowReader workflow_reader(reader, *spec, spec->governance.get());
+  if (root->IsMap()) {
+    const YAML::Node reference = (*root)["event_catalog"];
+    if (reference.IsDefined() && reference.IsScalar()) {
+      std::filesystem::path resolved =
+          (std::filesystem::path(path).parent_path() / reference.Scalar())
+              .lexically_normal();
+      spec->event_catalog =
+          LoadEventCatalog(resolved.generic_string(), reader.At(reference));
+    }
+  }
+  WorkflowReader workflow_reader(reader, *spec, spec->governance.get(),
+                                 spec->event_catalog.get());
   workflow_reader.Read(*root);
   ApplyDefaultRetry(spec->graph, spec->governance.get());
   return spec;
@@ -1695,6 +1779,29 @@ std::shared_ptr<const Governance> SpecLoader::LoadGovernance(
   }
   governance_cache_[path] = governance;
   return governance;
+}
+
+std::shared_ptr<const EventCatalog> SpecLoader::LoadEventCatalog(
+    const std::string& path, const SourceLocation& referenced_at) {
+  auto cached = catalog_cache_.find(path);
+  if (cached != catalog_cache_.end()) return cached->second;
+  std::shared_ptr<EventCatalog> catalog;
+  std::optional<std::string> text = read_file_(path);
+  if (!text) {
+    sink_.Error(referenced_at, "event-catalog-not-found",
+                fmt::format("cannot read event catalog '{}'", path));
+  } else {
+    sink_.AddSource(path, *text);
+    if (std::optional<YAML::Node> root = ParseYaml(sink_, path, *text)) {
+      catalog = std::make_shared<EventCatalog>();
+      catalog->file = path;
+      Reader reader(sink_, path);
+      WorkflowSpec scratch;  // the catalog's events default to version 1
+      WorkflowReader(reader, scratch, nullptr).ReadCatalog(*root, *catalog);
+    }
+  }
+  catalog_cache_[path] = catalog;
+  return catalog;
 }
 
 }  // namespace novacat

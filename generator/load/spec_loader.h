@@ -42,10 +42,15 @@ class SpecLoader {
   std::shared_ptr<const Governance> LoadGovernance(
       const std::string& path, const SourceLocation& referenced_at);
 
+  std::shared_ptr<const EventCatalog> LoadEventCatalog(
+      const std::string& path, const SourceLocation& referenced_at);
+
   DiagnosticSink& sink_;
   FileReader read_file_;
   // Governance files are shared by specs; load each once.
   std::map<std::string, std::shared_ptr<const Governance>> governance_cache_;
+  // So are event catalogs.
+  std::map<std::string, std::shared_ptr<const EventCatalog>> catalog_cache_;
 };
 
 // Parses "10s", "15m", "2h", "1d" into seconds; nullopt when malformed.

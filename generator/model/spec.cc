@@ -191,6 +191,12 @@ void StateGraph::BuildIndex() {
     index_.emplace(states[i].name, static_cast<int>(i));
 }
 
+const EventDef* EventCatalog::Find(const std::string& n) const {
+  for (const auto& e : events)
+    if (e.name == n) return &e;
+  return nullptr;
+}
+
 const EventDef* WorkflowSpec::FindEvent(const std::string& n) const {
   for (const auto& e : events)
     if (e.name == n) return &e;

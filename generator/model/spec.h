@@ -126,8 +126,22 @@ struct EventDef {
   std::vector<SourceLocation> published_on_locations;
   std::vector<Field> fields;
   SourceLocation location;
+  // Where the event is declared, when it comes from the event catalog
+  // (`location` is then the spec's reference to it).
+  std::optional<SourceLocation> catalog_location;
 
   const Field* FindField(const std::string& name) const;
+};
+
+// The events several specs share, declared once (a spec's
+// `event_catalog:` file, usually specs/shared/events.yaml). A spec uses one
+// by naming it under `events:` without `fields`, with its own
+// `published_on`.
+struct EventCatalog {
+  std::string file;
+  std::vector<EventDef> events;
+
+  const EventDef* Find(const std::string& name) const;
 };
 
 // When a `scheduled` trigger runs in AWS (one EventBridge Scheduler
@@ -408,6 +422,9 @@ struct WorkflowSpec {
   std::string governance_path;    // as written, relative to the spec
   SourceLocation governance_location;
   std::shared_ptr<const Governance> governance;
+  std::string event_catalog_path;  // as written, relative to the spec
+  SourceLocation event_catalog_location;
+  std::shared_ptr<const EventCatalog> event_catalog;
   int schema_version = 1;
   std::vector<Trigger> triggers;
   std::vector<std::string> invariants;
