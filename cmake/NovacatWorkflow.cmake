@@ -1,11 +1,13 @@
 # novacat_add_workflow(NAME <workflow> SPEC <spec.yaml>
 #                      [STEPS_DIR <dir>] [GOVERNANCE <governance.yaml>]
+#                      [EVENT_CATALOG <events.yaml>]
 #                      [ENVIRONMENT] [LAMBDA_DATA <dir>=<dest>...]
 #                      [NO_LAMBDA])
 #
 # All a developer adds for a new workflow. It
 # - regenerates the workflow's code into the build tree whenever the spec,
-#   the governance or novacat-gen changes;
+#   the governance, the event catalog (default: shared/events.yaml beside
+#   the spec, when there is one) or novacat-gen changes;
 # - creates STEPS_DIR/<workflow>/steps.hpp and steps.cpp (default STEPS_DIR:
 #   <project>/workflows) the first time, and never touches them again;
 # - builds the library novacat_workflow_<workflow> from the generated code
@@ -26,7 +28,7 @@
 # the build with the name of the missing method; a removed Task makes the
 # stale `override` fail.
 function(novacat_add_workflow)
-  cmake_parse_arguments(W "ENVIRONMENT;NO_LAMBDA" "NAME;SPEC;STEPS_DIR;GOVERNANCE"
+  cmake_parse_arguments(W "ENVIRONMENT;NO_LAMBDA" "NAME;SPEC;STEPS_DIR;GOVERNANCE;EVENT_CATALOG"
     "LAMBDA_DATA" ${ARGN})
   if(NOT W_NAME OR NOT W_SPEC)
     message(FATAL_ERROR "novacat_add_workflow needs NAME and SPEC")
@@ -39,6 +41,9 @@ function(novacat_add_workflow)
   get_filename_component(steps_dir "${W_STEPS_DIR}" ABSOLUTE)
   if(NOT W_GOVERNANCE)
     set(W_GOVERNANCE "${spec_dir}/shared/governance.yaml")
+  endif()
+  if(NOT W_EVENT_CATALOG AND EXISTS "${spec_dir}/shared/events.yaml")
+    set(W_EVENT_CATALOG "${spec_dir}/shared/events.yaml")
   endif()
   set(out "${CMAKE_BINARY_DIR}/novacat/${W_NAME}")
   set(generated
@@ -57,7 +62,7 @@ function(novacat_add_workflow)
   add_custom_command(
     OUTPUT ${generated} ${scaffolds}
     COMMAND novacat-gen -q --out "${out}" --steps-dir "${steps_dir}" "${spec}"
-    DEPENDS novacat-gen "${spec}" "${W_GOVERNANCE}"
+    DEPENDS novacat-gen "${spec}" "${W_GOVERNANCE}" ${W_EVENT_CATALOG}
     COMMENT "novacat-gen ${W_NAME}"
     VERBATIM)
   add_library(novacat_workflow_${W_NAME} STATIC
