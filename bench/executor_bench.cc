@@ -1,8 +1,9 @@
 // The local executor's speed: the initialize_nova happy path with no-op
 // scripted handlers (compared with aws-local-stepfunctions by
 // scripts/bench.sh), and the cost per state transition as definitions grow
-// (chains of 10, 100, 1,000 Pass states; a Map over 10,000 items), which
-// must stay flat. Peak RSS is reported as the "peak_rss_kib" counter.
+// (chains of 10, 100, 1,000 Pass states; chains of 2,000 and 20,000 Pass
+// and Choice states, run and loaded; a Map over 10,000 items), which must
+// stay flat. Peak RSS is reported as the "peak_rss_kib" counter.
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -113,6 +114,67 @@ void BM_PassChain(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);  // transitions per second
 }
 BENCHMARK(BM_PassChain)->Arg(10)->Arg(100)->Arg(1000);
+
+// A chain of n states alternating Pass and Choice (the Choice's one rule
+// never matches; its Default goes on), as `novacat simulate` was measured
+// on in issue 13: the cost per transition must not grow with n.
+json PassChoiceChain(int n) {
+  json states = json::object();
+  for (int i = 0; i < n; ++i) {
+    json s;
+    const bool last = i + 1 == n;
+    if (i % 2 == 0) {
+      s = {{"Type", "Pass"}, {"Result", i}, {"ResultPath", "$.last"}};
+      if (last) {
+        s["End"] = true;
+      } else {
+        s["Next"] = StateName(i + 1);
+      }
+    } else if (last) {
+      s = {{"Type", "Succeed"}};
+    } else {
+      s = {{"Type", "Choice"},
+           {"Choices",
+            {{{"Variable", "$.last"}, {"NumericEquals", -1}, {"Next", "S0"}}}},
+           {"Default", StateName(i + 1)}};
+    }
+    states[StateName(i)] = s;
+  }
+  return {{"StartAt", "S0"}, {"States", states}};
+}
+
+void BM_PassChoiceChain(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  auto machine = Load(PassChoiceChain(n));
+  auto handler = [](const TaskInvocation&) { return TaskOutcome{}; };
+  for (auto _ : state) {
+    RunResult r = machine->Run({{"k", 1}}, handler);
+    if (r.status != "SUCCEEDED" || r.states.size() != static_cast<size_t>(n)) {
+      state.SkipWithError(("the chain did not run to its end: " + r.status +
+                           " " + r.error + " " + r.cause)
+                              .c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * n);  // transitions per second
+}
+BENCHMARK(BM_PassChoiceChain)
+    ->Arg(2000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond);
+
+// Loading (validating and compiling) the same chains: linear in n.
+void BM_LoadPassChoiceChain(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const json definition = PassChoiceChain(n);
+  for (auto _ : state) benchmark::DoNotOptimize(Load(definition));
+  state.SetItemsProcessed(state.iterations() * n);  // states per second
+}
+BENCHMARK(BM_LoadPassChoiceChain)
+    ->Arg(2000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_MapItems(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));

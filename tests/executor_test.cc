@@ -393,7 +393,12 @@ TEST(ExecutorLimitsTest, GeneratedMapOverThePayloadLimitFailsTheExecution) {
   std::ifstream in("generated/discover_spectra_products/statemachine.asl.json");
   auto machine = MustLoad(json::parse(in));
   json providers = json::array();
-  for (int i = 0; i < 40; ++i) providers.push_back("p" + std::to_string(i));
+  for (int i = 0; i < 40; ++i) {
+    // append: GCC 12 misreports `"p" + to_string(i)` under -O2 (-Wrestrict).
+    std::string provider = "p";
+    provider.append(std::to_string(i));
+    providers.push_back(provider);
+  }
   const json state = {
       {"nova_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c"},
       {"correlation_id", "0e6f1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c"},

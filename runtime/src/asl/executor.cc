@@ -5,8 +5,12 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "novacat/runtime/asl/asl_error.h"
 #include "novacat/runtime/asl/intrinsics.h"
@@ -96,6 +100,8 @@ std::string Pointer(const std::string& parent, const std::string& key) {
 
 class Validator {
  public:
+  using Names = std::unordered_set<std::string>;
+
   bool Machine(const Json& machine, const std::string& at) {
     if (!machine.is_object()) return Fail(at, "must be an object");
     for (auto it = machine.begin(); it != machine.end(); ++it) {
@@ -115,10 +121,16 @@ class Validator {
         machine["States"].empty())
       return Fail(Pointer(at, "States"), "missing or empty");
     const Json& states = machine["States"];
-    if (!states.contains(machine["StartAt"].get<std::string>()))
+    // The names of this scope, hashed: a target is found in constant time,
+    // so loading stays linear in the number of states.
+    Names names;
+    names.reserve(states.size());
+    for (auto it = states.begin(); it != states.end(); ++it)
+      names.insert(it.key());
+    if (!names.count(machine["StartAt"].get<std::string>()))
       return Fail(Pointer(at, "StartAt"), "names no state");
     for (auto it = states.begin(); it != states.end(); ++it) {
-      if (!State(states, it.key(), it.value(),
+      if (!State(names, it.key(), it.value(),
                  Pointer(Pointer(at, "States"), it.key())))
         return false;
     }
@@ -133,8 +145,8 @@ class Validator {
     return false;
   }
 
-  bool Target(const Json& states, const Json& value, const std::string& at) {
-    if (!value.is_string() || !states.contains(value.get<std::string>()))
+  bool Target(const Names& states, const Json& value, const std::string& at) {
+    if (!value.is_string() || !states.count(value.get<std::string>()))
       return Fail(at, "names no state in this scope");
     return true;
   }
@@ -195,7 +207,7 @@ class Validator {
     return true;
   }
 
-  bool Rule(const Json& states, const Json& rule, const std::string& at,
+  bool Rule(const Names& states, const Json& rule, const std::string& at,
             bool top) {
     if (!rule.is_object()) return Fail(at, "must be an object");
     if (top) {
@@ -286,7 +298,7 @@ class Validator {
     return true;
   }
 
-  bool Catchers(const Json& states, const Json& state, const std::string& at) {
+  bool Catchers(const Names& states, const Json& state, const std::string& at) {
     if (!state.contains("Catch")) return true;
     const Json& list = state["Catch"];
     if (!list.is_array()) return Fail(Pointer(at, "Catch"), "must be a list");
@@ -301,7 +313,7 @@ class Validator {
     return true;
   }
 
-  bool State(const Json& states, const std::string& name, const Json& state,
+  bool State(const Names& states, const std::string& name, const Json& state,
              const std::string& at) {
     if (!state.is_object() || !state.contains("Type") ||
         !state["Type"].is_string())
@@ -403,12 +415,475 @@ class Validator {
   std::string error_;
 };
 
+// ---- compiling: the definition as a program ---------------------------------
+//
+// Load compiles a valid definition once: each scope's states in a vector,
+// every target (Next, Default, a Choice rule's or a catcher's Next) an index
+// into it, every InputPath, OutputPath, ResultPath, ItemsPath, payload
+// template and Choice rule parsed. A transition finds its state by index and
+// parses nothing, so its cost does not depend on the size of the definition.
+
+}  // namespace
+
+namespace detail {
+
+enum class StateType {
+  kPass,
+  kTask,
+  kChoice,
+  kWait,
+  kSucceed,
+  kFail,
+  kParallel,
+  kMap
+};
+
+// InputPath, OutputPath, ResultPath, ItemsPath: absent, null or a path.
+struct PathField {
+  enum class Mode { kAbsent, kNull, kPath };
+  Mode mode = Mode::kAbsent;
+  std::string text;
+  Path path;
+};
+
+// The value of a ".$" template field (or a Choice rule's ...Path operand):
+// an intrinsic call, or a path into the input or the context.
+struct Resolver {
+  std::string text;
+  bool intrinsic = false;
+  bool reads_execution_input = false;  // the intrinsic reads $$.Execution.Input
+  std::optional<Path> path;
+};
+
+// A payload template (Parameters, ItemSelector, ResultSelector).
+struct TemplateNode {
+  enum class Kind { kLiteral, kObject, kArray, kResolve };
+  Kind kind = Kind::kLiteral;
+  const Json* literal = nullptr;       // kLiteral: the value itself
+  std::vector<std::string> keys;       // kObject: the output keys (no ".$")
+  std::vector<TemplateNode> children;  // kObject, kArray
+  Resolver resolver;                   // kResolve
+};
+
+enum class Op {
+  kOther,  // a comparator with no test here: the rule is false
+  kIsNull,
+  kIsNumeric,
+  kIsString,
+  kIsBoolean,
+  kIsTimestamp,
+  kBooleanEquals,
+  kStringEquals,
+  kStringLessThan,
+  kStringGreaterThan,
+  kStringLessThanEquals,
+  kStringGreaterThanEquals,
+  kStringMatches,
+  kStringOther,
+  kNumericEquals,
+  kNumericLessThan,
+  kNumericGreaterThan,
+  kNumericLessThanEquals,
+  kNumericGreaterThanEquals,
+  kNumericOther,
+  kTimestampEquals,
+  kTimestampLessThan,
+  kTimestampGreaterThan,
+  kTimestampLessThanEquals,
+  kTimestampGreaterThanEquals,
+  kTimestampOther,
+};
+
+// A Choice rule.
+struct Rule {
+  enum class Kind { kAnd, kOr, kNot, kLeaf };
+  Kind kind = Kind::kLeaf;
+  std::vector<Rule> children;  // kAnd, kOr, kNot
+  int next = -1;               // a top-level rule: the state it chooses
+  // kLeaf:
+  std::string variable;
+  Path variable_path;
+  const Json* is_present = nullptr;  // the IsPresent member, when there
+  bool has_comparator = false;
+  Op op = Op::kOther;
+  const Json* operand = nullptr;  // the comparator's member
+  bool operand_is_path = false;   // a ...Path comparator
+  Resolver operand_path;
+};
+
+struct Catcher {
+  const Json* error_equals = nullptr;
+  PathField result_path;
+  int next = -1;
+  std::string next_name;
+};
+
+struct CompiledState;
+
+struct Program {
+  int start = 0;
+  std::vector<CompiledState> states;
+};
+
+struct CompiledState {
+  std::string name;
+  const Json* json = nullptr;  // the state's definition
+  StateType type = StateType::kPass;
+  int next = -1;     // Next
+  bool end = false;  // End (not read for Choice, Succeed and Fail)
+  PathField input_path, output_path, result_path;
+  Resolver items_path;
+  bool has_items_path = false;
+  const Json* result = nullptr;  // Pass: Result
+  std::unique_ptr<TemplateNode> parameters, result_selector, item_selector;
+  std::vector<Rule> choices;
+  bool has_default = false;
+  int default_next = -1;
+  std::vector<Catcher> catchers;
+  std::vector<Program> branches;       // Parallel
+  std::unique_ptr<Program> processor;  // Map
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::Catcher;
+using detail::CompiledState;
+using detail::Op;
+using detail::PathField;
+using detail::Program;
+using detail::Resolver;
+using detail::Rule;
+using detail::StateType;
+using detail::TemplateNode;
+
+bool EndsWith(const std::string& s, const char* suffix) {
+  const size_t n = std::char_traits<char>::length(suffix);
+  return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// The definition is valid (the Validator passed): paths parse, targets
+// exist, and a value read here has the type the Validator checked.
+class Compiler {
+ public:
+  void Machine(const Json& machine, Program* program) {
+    const Json& states = machine["States"];
+    std::unordered_map<std::string, int> index;
+    index.reserve(states.size());
+    int i = 0;
+    for (auto it = states.begin(); it != states.end(); ++it)
+      index.emplace(it.key(), i++);
+    const auto target = [&](const Json& name) {
+      return index.at(name.get<std::string>());
+    };
+    program->start = target(machine["StartAt"]);
+    program->states.resize(states.size());
+    i = 0;
+    for (auto it = states.begin(); it != states.end(); ++it)
+      State(it.key(), it.value(), target, &program->states[i++]);
+  }
+
+ private:
+  static PathField Field(const Json& object, const char* key) {
+    PathField field;
+    auto it = object.find(key);
+    if (it == object.end()) return field;
+    if (it->is_null()) {
+      field.mode = PathField::Mode::kNull;
+      return field;
+    }
+    field.mode = PathField::Mode::kPath;
+    field.text = it->get<std::string>();
+    field.path = *ParsePath(field.text);
+    return field;
+  }
+
+  static Resolver MakeResolver(const std::string& text) {
+    Resolver r;
+    r.text = text;
+    r.intrinsic = IsIntrinsic(text);
+    if (r.intrinsic) {
+      r.reads_execution_input =
+          text.find("$$.Execution.Input") != std::string::npos;
+    } else {
+      r.path = ParsePath(text);
+    }
+    return r;
+  }
+
+  static TemplateNode Template(const Json& t) {
+    TemplateNode node;
+    if (t.is_object()) {
+      node.kind = TemplateNode::Kind::kObject;
+      for (auto it = t.begin(); it != t.end(); ++it) {
+        const std::string& key = it.key();
+        if (EndsWith(key, ".$")) {
+          node.keys.push_back(key.substr(0, key.size() - 2));
+          TemplateNode child;
+          child.kind = TemplateNode::Kind::kResolve;
+          child.resolver = MakeResolver(it->get<std::string>());
+          node.children.push_back(std::move(child));
+        } else {
+          node.keys.push_back(key);
+          node.children.push_back(Template(*it));
+        }
+      }
+    } else if (t.is_array()) {
+      node.kind = TemplateNode::Kind::kArray;
+      for (const auto& e : t) node.children.push_back(Template(e));
+    } else {
+      node.literal = &t;
+    }
+    return node;
+  }
+
+  static std::unique_ptr<TemplateNode> OptionalTemplate(const Json& state,
+                                                        const char* key) {
+    auto it = state.find(key);
+    if (it == state.end()) return nullptr;
+    return std::make_unique<TemplateNode>(Template(*it));
+  }
+
+  static Op Decode(const std::string& op) {
+    static const std::unordered_map<std::string, Op> kOps = {
+        {"IsNull", Op::kIsNull},
+        {"IsNumeric", Op::kIsNumeric},
+        {"IsString", Op::kIsString},
+        {"IsBoolean", Op::kIsBoolean},
+        {"IsTimestamp", Op::kIsTimestamp},
+        {"BooleanEquals", Op::kBooleanEquals},
+        {"StringEquals", Op::kStringEquals},
+        {"StringLessThan", Op::kStringLessThan},
+        {"StringGreaterThan", Op::kStringGreaterThan},
+        {"StringLessThanEquals", Op::kStringLessThanEquals},
+        {"StringGreaterThanEquals", Op::kStringGreaterThanEquals},
+        {"StringMatches", Op::kStringMatches},
+        {"NumericEquals", Op::kNumericEquals},
+        {"NumericLessThan", Op::kNumericLessThan},
+        {"NumericGreaterThan", Op::kNumericGreaterThan},
+        {"NumericLessThanEquals", Op::kNumericLessThanEquals},
+        {"NumericGreaterThanEquals", Op::kNumericGreaterThanEquals},
+        {"TimestampEquals", Op::kTimestampEquals},
+        {"TimestampLessThan", Op::kTimestampLessThan},
+        {"TimestampGreaterThan", Op::kTimestampGreaterThan},
+        {"TimestampLessThanEquals", Op::kTimestampLessThanEquals},
+        {"TimestampGreaterThanEquals", Op::kTimestampGreaterThanEquals}};
+    auto it = kOps.find(op);
+    if (it != kOps.end()) return it->second;
+    if (op.rfind("String", 0) == 0) return Op::kStringOther;
+    if (op.rfind("Numeric", 0) == 0) return Op::kNumericOther;
+    if (op.rfind("Timestamp", 0) == 0) return Op::kTimestampOther;
+    return Op::kOther;
+  }
+
+  template <typename Target>
+  static Rule MakeRule(const Json& rule, const Target& target, bool top) {
+    Rule r;
+    if (top) r.next = target(rule["Next"]);
+    if (rule.contains("And") || rule.contains("Or")) {
+      const bool is_and = rule.contains("And");
+      r.kind = is_and ? Rule::Kind::kAnd : Rule::Kind::kOr;
+      for (const auto& child : rule[is_and ? "And" : "Or"])
+        r.children.push_back(MakeRule(child, target, false));
+      return r;
+    }
+    if (rule.contains("Not")) {
+      r.kind = Rule::Kind::kNot;
+      r.children.push_back(MakeRule(rule["Not"], target, false));
+      return r;
+    }
+    r.kind = Rule::Kind::kLeaf;
+    r.variable = rule["Variable"].get<std::string>();
+    r.variable_path = *ParsePath(r.variable);
+    if (rule.contains("IsPresent")) r.is_present = &rule["IsPresent"];
+    // The first member that is not Variable, Next or Comment decides.
+    for (auto it = rule.begin(); it != rule.end(); ++it) {
+      std::string op = it.key();
+      if (op == "Variable" || op == "Next" || op == "Comment") continue;
+      r.has_comparator = true;
+      r.operand = &*it;
+      if (EndsWith(op, "Path") && op != "IsPresent") {
+        op = op.substr(0, op.size() - 4);
+        r.operand_is_path = true;
+        r.operand_path = MakeResolver(it->get<std::string>());
+      }
+      r.op = Decode(op);
+      break;
+    }
+    return r;
+  }
+
+  template <typename Target>
+  void State(const std::string& name, const Json& state, const Target& target,
+             CompiledState* s) {
+    static const std::unordered_map<std::string, StateType> kTypes = {
+        {"Pass", StateType::kPass},         {"Task", StateType::kTask},
+        {"Choice", StateType::kChoice},     {"Wait", StateType::kWait},
+        {"Succeed", StateType::kSucceed},   {"Fail", StateType::kFail},
+        {"Parallel", StateType::kParallel}, {"Map", StateType::kMap}};
+    s->name = name;
+    s->json = &state;
+    s->type = kTypes.at(state["Type"].get<std::string>());
+    const bool flows = s->type != StateType::kChoice &&
+                       s->type != StateType::kSucceed &&
+                       s->type != StateType::kFail;
+    if (flows) {
+      s->end = state.value("End", false);
+      if (!s->end) s->next = target(state["Next"]);
+    }
+    s->input_path = Field(state, "InputPath");
+    s->output_path = Field(state, "OutputPath");
+    s->result_path = Field(state, "ResultPath");
+    if (state.contains("ItemsPath")) {
+      s->has_items_path = true;
+      s->items_path = MakeResolver(state["ItemsPath"].get<std::string>());
+    }
+    if (s->type == StateType::kPass && state.contains("Result"))
+      s->result = &state["Result"];
+    s->parameters = OptionalTemplate(state, "Parameters");
+    s->result_selector = OptionalTemplate(state, "ResultSelector");
+    s->item_selector = OptionalTemplate(state, "ItemSelector");
+    if (s->type == StateType::kChoice) {
+      for (const auto& rule : state["Choices"])
+        s->choices.push_back(MakeRule(rule, target, true));
+      if (state.contains("Default")) {
+        s->has_default = true;
+        s->default_next = target(state["Default"]);
+      }
+    }
+    if (state.contains("Catch")) {
+      for (const auto& c : state["Catch"]) {
+        Catcher catcher;
+        catcher.error_equals = &c["ErrorEquals"];
+        catcher.result_path = Field(c, "ResultPath");
+        catcher.next = target(c["Next"]);
+        catcher.next_name = c["Next"].get<std::string>();
+        s->catchers.push_back(std::move(catcher));
+      }
+    }
+    if (s->type == StateType::kParallel) {
+      const Json& branches = state["Branches"];
+      s->branches.resize(branches.size());
+      for (size_t i = 0; i < branches.size(); ++i)
+        Machine(branches[i], &s->branches[i]);
+    }
+    if (s->type == StateType::kMap) {
+      s->processor = std::make_unique<Program>();
+      Machine(state.contains("ItemProcessor") ? state["ItemProcessor"]
+                                              : state["Iterator"],
+              s->processor.get());
+    }
+  }
+};
+
 // ---- running ----------------------------------------------------------------
 
 struct MapItem {
   int64_t index = 0;
   Json value;
 };
+
+Json BuildContext(const RunOptions& options, const std::string& state,
+                  double entered, int retry_count, const MapItem* item) {
+  Json context = {{"Execution",
+                   {{"Id", options.execution_arn},
+                    {"Name", options.execution_name},
+                    {"StartTime", IsoTime(options.start_time)}}},
+                  {"StateMachine",
+                   {{"Id", options.state_machine_arn},
+                    {"Name", options.state_machine_name}}},
+                  {"State",
+                   {{"Name", state},
+                    {"EnteredTime", IsoTime(entered)},
+                    {"RetryCount", retry_count}}}};
+  if (item)
+    context["Map"] = {
+        {"Item", {{"Index", item->index}, {"Value", item->value}}}};
+  return context;
+}
+
+// A state's context object ($$), built only when something reads it: most
+// transitions never do. What it holds is fixed when it is made (the entered
+// time, the retry count, the Map item).
+class Context {
+ public:
+  Context(const RunOptions& options, const std::string& state, double entered,
+          int retry_count, const MapItem* item)
+      : options_(options),
+        state_(state),
+        entered_(entered),
+        retry_count_(retry_count),
+        item_(item) {}
+
+  const Json& json() const {
+    if (!json_)
+      json_ = BuildContext(options_, state_, entered_, retry_count_, item_);
+    return *json_;
+  }
+
+  // The same context for another Map item (an ItemSelector's $$.Map.Item).
+  Context WithItem(const MapItem* item) const {
+    return Context(options_, state_, entered_, retry_count_, item);
+  }
+
+  const MapItem* item() const { return item_; }
+
+ private:
+  const RunOptions& options_;
+  const std::string& state_;
+  double entered_;
+  int retry_count_;
+  const MapItem* item_;
+  mutable std::optional<Json> json_;
+};
+
+// The value at path.steps[first...] in `root`, or null.
+const Json* FindFrom(const Json& root, const Path& path, size_t first) {
+  const Json* at = &root;
+  for (size_t i = first; i < path.steps.size(); ++i) {
+    const auto& step = path.steps[i];
+    if (const auto* name = std::get_if<std::string>(&step)) {
+      if (!at->is_object()) return nullptr;
+      auto it = at->find(*name);
+      if (it == at->end()) return nullptr;
+      at = &*it;
+    } else {
+      size_t index = std::get<size_t>(step);
+      if (!at->is_array() || index >= at->size()) return nullptr;
+      at = &(*at)[index];
+    }
+  }
+  return at;
+}
+
+bool StepIs(const Path& path, size_t i, const char* name) {
+  const auto* s = std::get_if<std::string>(&path.steps[i]);
+  return s && *s == name;
+}
+
+// Counts the bytes Json::dump() would produce, without producing them.
+class CountingOutput : public nlohmann::detail::output_adapter_protocol<char> {
+ public:
+  void write_character(char) override { ++size; }
+  void write_characters(const char*, std::size_t length) override {
+    size += length;
+  }
+  size_t size = 0;
+};
+
+size_t DumpSize(const Json& value) {
+  auto counter = std::make_shared<CountingOutput>();
+  nlohmann::detail::serializer<Json> serializer(
+      counter, ' ', nlohmann::detail::error_handler_t::strict);
+  serializer.dump(value, false, false, 0);
+  return counter->size;
+}
+
+const Json& EmptyArray() {
+  static const Json kEmpty = Json::array();
+  return kEmpty;
+}
 
 class Run {
  public:
@@ -419,7 +894,8 @@ class Run {
         rng_(options.seed),
         now_(options.start_time) {}
 
-  Json Execute(const Json& definition, const Json& input) {
+  Json Execute(const Json& definition, const Program& program,
+               const Json& input) {
     execution_input_ = input;
     deadline_ = 0;
     if (definition.contains("TimeoutSeconds"))
@@ -429,12 +905,12 @@ class Run {
       deadline_ = options_.execution_timeout_seconds;
     CheckSize(input, "the execution input");
     Event("ExecutionStarted", "", {{"input", input}});
-    return Machine(definition, input, nullptr);
+    return Machine(program, input, nullptr);
   }
 
   double now() const { return now_; }
 
-  void Event(const std::string& type, const std::string& state,
+  void Event(const char* type, const std::string& state,
              Json details = Json::object()) {
     HistoryEvent e;
     e.id = static_cast<int64_t>(result_.history.size()) + 1;
@@ -446,112 +922,145 @@ class Run {
   }
 
  private:
-  Json Context(const std::string& state, int retry_count,
-               const MapItem* item) const {
-    Json context = {{"Execution",
-                     {{"Id", options_.execution_arn},
-                      {"Name", options_.execution_name},
-                      {"StartTime", IsoTime(options_.start_time)}}},
-                    {"StateMachine",
-                     {{"Id", options_.state_machine_arn},
-                      {"Name", options_.state_machine_name}}},
-                    {"State",
-                     {{"Name", state},
-                      {"EnteredTime", IsoTime(entered_)},
-                      {"RetryCount", retry_count}}}};
-    if (item)
-      context["Map"] = {
-          {"Item", {{"Index", item->index}, {"Value", item->value}}}};
-    return context;
+  // {key: value}, copying value once.
+  static Json Details(const char* key, const Json& value) {
+    Json details = Json::object();
+    details[key] = value;
+    return details;
   }
 
   // $$.Execution.Input is not copied into every context object (each step
   // would then cost the size of the execution input); it is looked up here,
-  // or added for the rare intrinsic that reads it.
-  const Json* FindInContext(const Path& path, const Json& context) const {
-    const auto* first = path.steps.size() >= 2
-                            ? std::get_if<std::string>(&path.steps[0])
-                            : nullptr;
-    const auto* second =
-        first ? std::get_if<std::string>(&path.steps[1]) : nullptr;
-    if (second && *first == "Execution" && *second == "Input") {
-      Path rest{false, {path.steps.begin() + 2, path.steps.end()}};
-      return Find(execution_input_, rest);
-    }
-    return Find(context, path);
+  // or added for the rare intrinsic that reads it. $$.Map.Item.Value is read
+  // from the item itself.
+  const Json* FindInContext(const Path& path, const Context& context) const {
+    if (path.steps.size() >= 2 && StepIs(path, 0, "Execution") &&
+        StepIs(path, 1, "Input"))
+      return FindFrom(execution_input_, path, 2);
+    if (context.item() && path.steps.size() >= 3 && StepIs(path, 0, "Map") &&
+        StepIs(path, 1, "Item") && StepIs(path, 2, "Value"))
+      return FindFrom(context.item()->value, path, 3);
+    return Find(context.json(), path);
   }
 
-  Json Resolve(const std::string& text, const Json& input, const Json& context,
-               const char* error) {
-    if (IsIntrinsic(text)) {
-      std::function<uint64_t()> random = [this] { return rng_(); };
-      if (text.find("$$.Execution.Input") != std::string::npos) {
-        Json full = context;
-        full["Execution"]["Input"] = execution_input_;
-        return EvaluateIntrinsic(text, input, full, random);
-      }
-      return EvaluateIntrinsic(text, input, context, random);
-    }
-    std::optional<Path> path = ParsePath(text);
-    const Json* value = !path           ? nullptr
-                        : path->context ? FindInContext(*path, context)
-                                        : Find(input, *path);
+  // A path's value (no intrinsic), or AslError(error).
+  const Json& ResolvePath(const Resolver& r, const Json& input,
+                          const Context& context, const char* error) const {
+    const Json* value = !r.path           ? nullptr
+                        : r.path->context ? FindInContext(*r.path, context)
+                                          : Find(input, *r.path);
     if (!value)
-      throw AslError(
-          error, "The JSONPath '" + text + "' could not be found in the input");
+      throw AslError(error, "The JSONPath '" + r.text +
+                                "' could not be found in the input");
     return *value;
   }
 
-  Json Template(const Json& t, const Json& input, const Json& context) {
-    if (t.is_object()) {
-      Json out = Json::object();
-      for (auto it = t.begin(); it != t.end(); ++it) {
-        const std::string& key = it.key();
-        if (key.size() > 2 && key.compare(key.size() - 2, 2, ".$") == 0) {
+  Json Resolve(const Resolver& r, const Json& input, const Context& context,
+               const char* error) {
+    if (r.intrinsic) {
+      std::function<uint64_t()> random = [this] { return rng_(); };
+      if (r.reads_execution_input) {
+        Json full = context.json();
+        full["Execution"]["Input"] = execution_input_;
+        return EvaluateIntrinsic(r.text, input, full, random);
+      }
+      return EvaluateIntrinsic(r.text, input, context.json(), random);
+    }
+    return ResolvePath(r, input, context, error);
+  }
+
+  Json Resolve(const std::string& text, const Json& input,
+               const Context& context, const char* error) {
+    Resolver r;
+    r.text = text;
+    r.intrinsic = IsIntrinsic(text);
+    if (r.intrinsic)
+      r.reads_execution_input =
+          text.find("$$.Execution.Input") != std::string::npos;
+    else
+      r.path = ParsePath(text);
+    return Resolve(r, input, context, error);
+  }
+
+  Json Template(const TemplateNode& t, const Json& input,
+                const Context& context) {
+    switch (t.kind) {
+      case TemplateNode::Kind::kObject: {
+        Json out = Json::object();
+        for (size_t i = 0; i < t.keys.size(); ++i) {
+          const TemplateNode& child = t.children[i];
           // AWS fails the execution with States.Runtime (not catchable)
           // when a payload template path matches nothing.
-          out[key.substr(0, key.size() - 2)] =
-              Resolve(it->get<std::string>(), input, context, "States.Runtime");
-        } else {
-          out[key] = Template(*it, input, context);
+          out[t.keys[i]] =
+              child.kind == TemplateNode::Kind::kResolve
+                  ? Resolve(child.resolver, input, context, "States.Runtime")
+                  : Template(child, input, context);
         }
+        return out;
       }
-      return out;
+      case TemplateNode::Kind::kArray: {
+        Json out = Json::array();
+        for (const auto& e : t.children)
+          out.push_back(Template(e, input, context));
+        return out;
+      }
+      case TemplateNode::Kind::kResolve:
+        return Resolve(t.resolver, input, context, "States.Runtime");
+      case TemplateNode::Kind::kLiteral:
+        break;
     }
-    if (t.is_array()) {
-      Json out = Json::array();
-      for (const auto& e : t) out.push_back(Template(e, input, context));
-      return out;
-    }
-    return t;
+    return *t.literal;
   }
 
-  // InputPath: null gives {}, absent gives the whole input.
-  Json ApplyInputPath(const Json& state, const Json& input, const char* key) {
-    if (!state.contains(key)) return input;
-    if (state[key].is_null()) return Json::object();
-    std::optional<Path> path = ParsePath(state[key].get<std::string>());
-    // InputPath and OutputPath read the state's data, never the context.
-    const Json* value = path->context ? nullptr : Find(input, *path);
+  // InputPath and OutputPath: absent gives the whole document, null gives
+  // {}; a path reads the state's data, never the context.
+  static const Json* Select(const PathField& field, const Json& input,
+                            Json& storage, const char* key) {
+    switch (field.mode) {
+      case PathField::Mode::kAbsent:
+        return &input;
+      case PathField::Mode::kNull:
+        storage = Json::object();
+        return &storage;
+      case PathField::Mode::kPath:
+        break;
+    }
+    const Json* value = field.path.context ? nullptr : Find(input, field.path);
     if (!value)
-      throw AslError("States.Runtime", std::string("Invalid path '") +
-                                           state[key].get<std::string>() +
+      throw AslError("States.Runtime", "Invalid path '" + field.text +
                                            "' : No results for path: " + key);
-    return *value;
+    return value;
   }
 
-  Json ApplyResultPath(const Json& state, const Json& raw_input, Json result) {
-    if (!state.contains("ResultPath")) return result;
-    if (state["ResultPath"].is_null()) return raw_input;
-    std::optional<Path> path =
-        ParsePath(state["ResultPath"].get<std::string>());
-    Json out = raw_input;
-    if (!Assign(out, *path, std::move(result)))
-      throw AslError("States.ResultPathMatchFailure",
-                     "Unable to apply ResultPath " +
-                         state["ResultPath"].get<std::string>() +
-                         " to the input");
-    return out;
+  // Select on a document no longer needed: the selection is moved out.
+  static Json Take(const PathField& field, Json&& input, const char* key) {
+    Json storage;
+    const Json* value = Select(field, input, storage, key);
+    if (value == &storage) return storage;
+    return std::move(*const_cast<Json*>(value));
+  }
+
+  static Json ApplyResultPath(const CompiledState& s, Json&& raw_input,
+                              Json result) {
+    switch (s.result_path.mode) {
+      case PathField::Mode::kAbsent:
+        return result;
+      case PathField::Mode::kNull:
+        return std::move(raw_input);
+      case PathField::Mode::kPath:
+        break;
+    }
+    if (!Assign(raw_input, s.result_path.path, std::move(result)))
+      throw AslError(
+          "States.ResultPathMatchFailure",
+          "Unable to apply ResultPath " + s.result_path.text + " to the input");
+    return std::move(raw_input);
+  }
+
+  static Json ApplyResultPath(const CompiledState& s, const Json& raw_input,
+                              Json result) {
+    if (s.result_path.mode == PathField::Mode::kAbsent) return result;
+    return ApplyResultPath(s, Json(raw_input), std::move(result));
   }
 
   static bool Matches(const Json& names, const std::string& error) {
@@ -560,7 +1069,7 @@ class Run {
     const bool terminal =
         error == "States.Runtime" || error == "States.DataLimitExceeded";
     for (const auto& n : names) {
-      const std::string name = n.get<std::string>();
+      const std::string& name = n.get_ref<const std::string&>();
       if (name == error && !terminal) return true;
       if (name == "States.ALL" && !terminal) return true;
       if (name == "States.TaskFailed" && !terminal && error != "States.Timeout")
@@ -576,10 +1085,12 @@ class Run {
 
   // Runs `attempt` with the state's Retry and Catch; returns the state's
   // output and sets `next` when a catcher redirects.
-  Json WithRetryAndCatch(const std::string& name, const Json& state,
-                         const Json& raw_input, std::string* next,
-                         const std::function<Json(int)>& attempt) {
-    const Json retriers = state.value("Retry", Json::array());
+  Json WithRetryAndCatch(const CompiledState& s, const Json& raw_input,
+                         int* next, const std::function<Json(int)>& attempt) {
+    const Json& state = *s.json;
+    const std::string& name = s.name;
+    const Json& retriers =
+        state.contains("Retry") ? state["Retry"] : EmptyArray();
     std::vector<int> counts(retriers.size(), 0);
     int retry_count = 0;
     while (true) {
@@ -613,22 +1124,22 @@ class Run {
           break;
         }
         if (retried) continue;
-        for (const auto& c : state.value("Catch", Json::array())) {
-          if (!Matches(c["ErrorEquals"], e.error())) continue;
+        for (const Catcher& c : s.catchers) {
+          if (!Matches(*c.error_equals, e.error())) continue;
           Json error = {{"Error", e.error()}, {"Cause", e.cause()}};
           Json output = raw_input;
-          if (!c.contains("ResultPath")) {
+          if (c.result_path.mode == PathField::Mode::kAbsent) {
             output = error;
-          } else if (!c["ResultPath"].is_null()) {
-            std::optional<Path> path =
-                ParsePath(c["ResultPath"].get<std::string>());
-            if (!Assign(output, *path, error))
+          } else if (c.result_path.mode == PathField::Mode::kPath) {
+            if (!Assign(output, c.result_path.path, error))
               throw AslError("States.ResultPathMatchFailure",
                              "Unable to apply the Catch ResultPath");
           }
-          *next = c["Next"].get<std::string>();
+          *next = c.next;
           Event("Caught", name,
-                {{"error", e.error()}, {"cause", e.cause()}, {"next", *next}});
+                {{"error", e.error()},
+                 {"cause", e.cause()},
+                 {"next", c.next_name}});
           return output;
         }
         throw;
@@ -636,140 +1147,168 @@ class Run {
     }
   }
 
-  Json Machine(const Json& machine, Json input, const MapItem* item) {
-    const Json& states = machine["States"];
-    std::string name = machine["StartAt"];
+  Json Machine(const Program& program, Json input, const MapItem* item) {
+    int index = program.start;
+    // The input of the first state is checked against the payload limit;
+    // every later input is the previous state's output, checked already.
+    bool checked = false;
     while (true) {
+      const CompiledState& state = program.states[index];
       if (++transitions_ > options_.max_transitions)
         throw AslError("States.Runtime", "too many state transitions");
       CheckDeadline();
-      CheckSize(input, "the input of state " + name);
-      const Json& state = states[name];
+      if (!checked) CheckSize(input, "the input of state ", &state.name);
       entered_ = now_;
-      result_.states.push_back(name);
-      Event("StateEntered", name, {{"input", input}});
+      result_.states.push_back(state.name);
+      Event("StateEntered", state.name, Details("input", input));
       // Step sets `next` only when it decides where to go: a Choice, or a
-      // catcher; otherwise the state's own Next or End applies.
-      std::string next;
-      Json output = Step(name, state, input, item, &next);
+      // catcher; otherwise the state's own Next or End applies. It may
+      // consume `input`.
+      int next = -1;
+      Json output = Step(state, input, item, &next);
       CheckDeadline();
-      CheckSize(output, "the output of state " + name);
-      Event("StateExited", name, {{"output", output}});
-      if (next.empty()) {
-        if (state["Type"] == "Succeed" || state.value("End", false))
-          return output;
-        next = state["Next"];
+      CheckSize(output, "the output of state ", &state.name);
+      checked = true;
+      Event("StateExited", state.name, Details("output", output));
+      if (next < 0) {
+        if (state.type == StateType::kSucceed || state.end) return output;
+        next = state.next;
       }
-      name = next;
+      index = next;
       input = std::move(output);
     }
   }
 
-  Json Step(const std::string& name, const Json& state, const Json& input,
-            const MapItem* item, std::string* next) {
-    const std::string type = state["Type"];
-    const Json context = Context(name, 0, item);
-    if (type == "Pass") {
-      Json effective = ApplyInputPath(state, input, "InputPath");
-      if (state.contains("Parameters"))
-        effective = Template(state["Parameters"], effective, context);
-      Json result = state.contains("Result") ? state["Result"] : effective;
-      return ApplyInputPath(state, ApplyResultPath(state, input, result),
-                            "OutputPath");
-    }
-    if (type == "Succeed") {
-      return ApplyInputPath(state, ApplyInputPath(state, input, "InputPath"),
-                            "OutputPath");
-    }
-    if (type == "Fail") {
-      std::string error = state.value("Error", ""),
-                  cause = state.value("Cause", "");
-      for (const char* key : {"ErrorPath", "CausePath"}) {
-        if (!state.contains(key)) continue;
-        Json v = Resolve(state[key], input, context, "States.Runtime");
-        if (!v.is_string())
-          throw AslError("States.Runtime",
-                         std::string(key) + " must select a string");
-        (std::string(key) == "ErrorPath" ? error : cause) =
-            v.get<std::string>();
+  Json Step(const CompiledState& s, Json& input, const MapItem* item,
+            int* next) {
+    const Json& state = *s.json;
+    const std::string& name = s.name;
+    const Context context(options_, name, entered_, 0, item);
+    switch (s.type) {
+      case StateType::kPass: {
+        Json storage;
+        const Json* effective =
+            Select(s.input_path, input, storage, "InputPath");
+        Json result;
+        if (s.parameters) result = Template(*s.parameters, *effective, context);
+        if (s.result) {
+          result = *s.result;
+        } else if (!s.parameters) {
+          if (s.result_path.mode == PathField::Mode::kAbsent)
+            result = std::move(*const_cast<Json*>(effective));
+          else
+            result = *effective;
+        }
+        return Take(s.output_path,
+                    ApplyResultPath(s, std::move(input), std::move(result)),
+                    "OutputPath");
       }
-      throw AslError(error, cause);
-    }
-    if (type == "Wait") {
-      Json effective = ApplyInputPath(state, input, "InputPath");
-      double until = now_;
-      if (state.contains("Seconds"))
-        until = now_ + state["Seconds"].get<double>();
-      if (state.contains("SecondsPath")) {
-        Json v =
-            Resolve(state["SecondsPath"], effective, context, "States.Runtime");
-        if (!v.is_number() || v.get<double>() < 0)
-          throw AslError("States.Runtime",
-                         "SecondsPath is not a non-negative number");
-        until = now_ + v.get<double>();
+      case StateType::kSucceed:
+        return Take(s.output_path,
+                    Take(s.input_path, std::move(input), "InputPath"),
+                    "OutputPath");
+      case StateType::kFail: {
+        std::string error = state.value("Error", ""),
+                    cause = state.value("Cause", "");
+        for (const char* key : {"ErrorPath", "CausePath"}) {
+          if (!state.contains(key)) continue;
+          Json v = Resolve(state[key].get<std::string>(), input, context,
+                           "States.Runtime");
+          if (!v.is_string())
+            throw AslError("States.Runtime",
+                           std::string(key) + " must select a string");
+          (std::string(key) == "ErrorPath" ? error : cause) =
+              v.get<std::string>();
+        }
+        throw AslError(error, cause);
       }
-      for (const char* key : {"Timestamp", "TimestampPath"}) {
-        if (!state.contains(key)) continue;
-        Json v =
-            std::string(key) == "Timestamp"
-                ? state[key]
-                : Resolve(state[key], effective, context, "States.Runtime");
-        std::optional<double> t =
-            v.is_string() ? ParseTime(v.get<std::string>()) : std::nullopt;
-        if (!t) throw AslError("States.Runtime", "invalid timestamp for Wait");
-        until = std::max(now_, *t);
+      case StateType::kWait: {
+        Json effective = Take(s.input_path, std::move(input), "InputPath");
+        double until = now_;
+        if (state.contains("Seconds"))
+          until = now_ + state["Seconds"].get<double>();
+        if (state.contains("SecondsPath")) {
+          Json v = Resolve(state["SecondsPath"].get<std::string>(), effective,
+                           context, "States.Runtime");
+          if (!v.is_number() || v.get<double>() < 0)
+            throw AslError("States.Runtime",
+                           "SecondsPath is not a non-negative number");
+          until = now_ + v.get<double>();
+        }
+        for (const char* key : {"Timestamp", "TimestampPath"}) {
+          if (!state.contains(key)) continue;
+          Json v = std::string(key) == "Timestamp"
+                       ? state[key]
+                       : Resolve(state[key].get<std::string>(), effective,
+                                 context, "States.Runtime");
+          std::optional<double> t =
+              v.is_string() ? ParseTime(v.get<std::string>()) : std::nullopt;
+          if (!t)
+            throw AslError("States.Runtime", "invalid timestamp for Wait");
+          until = std::max(now_, *t);
+        }
+        Event("WaitStarted", name, {{"seconds", until - now_}});
+        now_ = until;
+        return Take(s.output_path, std::move(effective), "OutputPath");
       }
-      Event("WaitStarted", name, {{"seconds", until - now_}});
-      now_ = until;
-      return ApplyInputPath(state, effective, "OutputPath");
+      case StateType::kChoice: {
+        Json effective = Take(s.input_path, std::move(input), "InputPath");
+        for (const Rule& rule : s.choices) {
+          if (Evaluate(rule, effective, context)) {
+            *next = rule.next;
+            return Take(s.output_path, std::move(effective), "OutputPath");
+          }
+        }
+        if (!s.has_default)
+          throw AslError("States.NoChoiceMatched",
+                         "No Matches! at state " + name);
+        *next = s.default_next;
+        return Take(s.output_path, std::move(effective), "OutputPath");
+      }
+      case StateType::kTask:
+      case StateType::kParallel:
+      case StateType::kMap:
+        break;
     }
-    if (type == "Choice") {
-      Json effective = ApplyInputPath(state, input, "InputPath");
-      for (const auto& rule : state["Choices"]) {
-        if (Evaluate(rule, effective, context)) {
-          *next = rule["Next"];
-          return ApplyInputPath(state, effective, "OutputPath");
+    // Task, Parallel and Map retry and catch; `input` stays whole for the
+    // next attempt and the catchers.
+    const Json& raw_input = input;
+    return WithRetryAndCatch(s, raw_input, next, [&](int retry_count) {
+      const Context ctx(options_, name, entered_, retry_count, item);
+      Json storage;
+      const Json* selected =
+          Select(s.input_path, raw_input, storage, "InputPath");
+      Json result;
+      if (s.type == StateType::kMap) {
+        result = RunMap(s, *selected, ctx);
+      } else {
+        Json effective = s.parameters ? Template(*s.parameters, *selected, ctx)
+                                      : Json(*selected);
+        if (s.type == StateType::kTask) {
+          result = Invoke(s, std::move(effective), retry_count);
+        } else {
+          result = Json::array();
+          for (const Program& branch : s.branches)
+            result.push_back(Machine(branch, effective, nullptr));
         }
       }
-      if (!state.contains("Default"))
-        throw AslError("States.NoChoiceMatched",
-                       "No Matches! at state " + name);
-      *next = state["Default"];
-      return ApplyInputPath(state, effective, "OutputPath");
-    }
-    // Task, Parallel and Map retry and catch.
-    return WithRetryAndCatch(name, state, input, next, [&](int retry_count) {
-      const Json ctx = Context(name, retry_count, item);
-      Json effective = ApplyInputPath(state, input, "InputPath");
-      Json result;
-      if (type == "Task") {
-        if (state.contains("Parameters"))
-          effective = Template(state["Parameters"], effective, ctx);
-        result = Invoke(name, state, effective, retry_count);
-      } else if (type == "Parallel") {
-        if (state.contains("Parameters"))
-          effective = Template(state["Parameters"], effective, ctx);
-        result = Json::array();
-        for (const auto& branch : state["Branches"])
-          result.push_back(Machine(branch, effective, nullptr));
-      } else {
-        result = RunMap(name, state, effective, ctx);
-      }
-      if (state.contains("ResultSelector"))
-        result = Template(state["ResultSelector"], result, ctx);
-      return ApplyInputPath(state, ApplyResultPath(state, input, result),
-                            "OutputPath");
+      if (s.result_selector) result = Template(*s.result_selector, result, ctx);
+      return Take(s.output_path,
+                  ApplyResultPath(s, raw_input, std::move(result)),
+                  "OutputPath");
     });
   }
 
-  Json Invoke(const std::string& name, const Json& state, const Json& effective,
-              int retry_count) {
+  Json Invoke(const CompiledState& s, Json effective, int retry_count) {
+    const Json& state = *s.json;
+    const std::string& name = s.name;
     const std::string resource = state["Resource"];
     Event("TaskScheduled", name,
           {{"resource", resource},
            {"parameters", effective},
            {"retry_count", retry_count}});
-    TaskInvocation invocation{name, resource, effective, retry_count, now_};
+    TaskInvocation invocation{name, resource, std::move(effective), retry_count,
+                              now_};
     TaskOutcome outcome;
     try {
       outcome = handler_(invocation);
@@ -785,32 +1324,32 @@ class Run {
     }
     now_ += outcome.seconds;
     CheckDeadline();
-    CheckSize(outcome.result, "the result of task " + name);
-    Json result = outcome.result;
+    CheckSize(outcome.result, "the result of task ", &name);
+    Json result = std::move(outcome.result);
     if (resource == kLambdaInvoke) {
-      result = {{"ExecutedVersion", "$LATEST"},
-                {"Payload", outcome.result},
-                {"StatusCode", 200}};
+      Json wrapped = Json::object();
+      wrapped["ExecutedVersion"] = "$LATEST";
+      wrapped["Payload"] = std::move(result);
+      wrapped["StatusCode"] = 200;
+      result = std::move(wrapped);
     }
-    Event("TaskSucceeded", name, {{"output", result}});
+    Event("TaskSucceeded", name, Details("output", result));
     return result;
   }
 
-  Json RunMap(const std::string& name, const Json& state, const Json& effective,
-              const Json& context) {
-    Json items = effective;
-    if (state.contains("ItemsPath"))
-      items = Resolve(state["ItemsPath"], effective, context, "States.Runtime");
+  Json RunMap(const CompiledState& s, const Json& effective,
+              const Context& context) {
+    const std::string& name = s.name;
+    const Json& items =
+        s.has_items_path
+            ? ResolvePath(s.items_path, effective, context, "States.Runtime")
+            : effective;
     if (!items.is_array())
       throw AslError("States.Runtime",
                      "Map state input is not an array at ItemsPath");
-    const Json& processor = state.contains("ItemProcessor")
-                                ? state["ItemProcessor"]
-                                : state["Iterator"];
-    const Json* selector = state.contains("ItemSelector")
-                               ? &state["ItemSelector"]
-                           : state.contains("Parameters") ? &state["Parameters"]
-                                                          : nullptr;
+    const TemplateNode* selector = s.item_selector ? s.item_selector.get()
+                                   : s.parameters  ? s.parameters.get()
+                                                   : nullptr;
     Json results = Json::array();
     Event("MapStarted", name, {{"items", items.size()}});
     // Items run one after another here, but on the virtual clock they run
@@ -818,18 +1357,15 @@ class Run {
     // index order, when the earliest lane is free, so the clock shows what
     // the limit does (1: strictly in order; the Map takes the sum of its
     // items) and the Map ends when its last lane does.
-    const int64_t max_concurrency = state.value("MaxConcurrency", 0);
+    const int64_t max_concurrency = s.json->value("MaxConcurrency", 0);
     const double map_start = now_;
     double map_end = now_;
     std::vector<double> lanes;  // when each lane is free again
     for (size_t i = 0; i < items.size(); ++i) {
       MapItem item{static_cast<int64_t>(i), items[i]};
-      Json item_input = items[i];
-      if (selector) {
-        Json ctx = context;
-        ctx["Map"] = {{"Item", {{"Index", item.index}, {"Value", item.value}}}};
-        item_input = Template(*selector, effective, ctx);
-      }
+      Json item_input =
+          selector ? Template(*selector, effective, context.WithItem(&item))
+                   : items[i];
       size_t lane = lanes.size();
       if (max_concurrency > 0 &&
           lanes.size() >= static_cast<size_t>(max_concurrency)) {
@@ -841,7 +1377,7 @@ class Run {
         now_ = map_start;
       }
       Event("MapIterationStarted", name, {{"index", i}});
-      results.push_back(Machine(processor, item_input, &item));
+      results.push_back(Machine(*s.processor, std::move(item_input), &item));
       Event("MapIterationSucceeded", name, {{"index", i}});
       lanes[lane] = now_;
       map_end = std::max(map_end, now_);
@@ -883,86 +1419,138 @@ class Run {
     return pi == p.size();
   }
 
-  bool Evaluate(const Json& rule, const Json& input, const Json& context) {
-    if (rule.contains("And")) {
-      for (const auto& r : rule["And"])
-        if (!Evaluate(r, input, context)) return false;
-      return true;
+  bool Evaluate(const Rule& rule, const Json& input, const Context& context) {
+    switch (rule.kind) {
+      case Rule::Kind::kAnd:
+        for (const Rule& r : rule.children)
+          if (!Evaluate(r, input, context)) return false;
+        return true;
+      case Rule::Kind::kOr:
+        for (const Rule& r : rule.children)
+          if (Evaluate(r, input, context)) return true;
+        return false;
+      case Rule::Kind::kNot:
+        return !Evaluate(rule.children[0], input, context);
+      case Rule::Kind::kLeaf:
+        break;
     }
-    if (rule.contains("Or")) {
-      for (const auto& r : rule["Or"])
-        if (Evaluate(r, input, context)) return true;
-      return false;
-    }
-    if (rule.contains("Not")) return !Evaluate(rule["Not"], input, context);
-    const std::string variable = rule["Variable"];
-    std::optional<Path> path = ParsePath(variable);
+    const Path& path = rule.variable_path;
     const Json* value =
-        path->context ? FindInContext(*path, context) : Find(input, *path);
-    if (rule.contains("IsPresent"))
-      return (value != nullptr) == rule["IsPresent"].get<bool>();
+        path.context ? FindInContext(path, context) : Find(input, path);
+    if (rule.is_present)
+      return (value != nullptr) == rule.is_present->get<bool>();
     if (!value)
-      throw AslError("States.Runtime", "Invalid path '" + variable +
+      throw AslError("States.Runtime", "Invalid path '" + rule.variable +
                                            "': The choice state's condition "
                                            "path references an invalid value.");
+    if (!rule.has_comparator) return false;
     const Json& v = *value;
-    for (auto it = rule.begin(); it != rule.end(); ++it) {
-      std::string op = it.key();
-      if (op == "Variable" || op == "Next" || op == "Comment") continue;
-      Json operand = *it;
-      if (op.size() > 4 && op.compare(op.size() - 4, 4, "Path") == 0 &&
-          op != "IsPresent") {
-        op = op.substr(0, op.size() - 4);
-        operand =
-            Resolve(it->get<std::string>(), input, context, "States.Runtime");
-      }
-      if (op == "IsNull") return v.is_null() == operand.get<bool>();
-      if (op == "IsNumeric") return v.is_number() == operand.get<bool>();
-      if (op == "IsString") return v.is_string() == operand.get<bool>();
-      if (op == "IsBoolean") return v.is_boolean() == operand.get<bool>();
-      if (op == "IsTimestamp") return IsTimestamp(v) == operand.get<bool>();
-      if (op == "BooleanEquals")
+    Json resolved;
+    if (rule.operand_is_path)
+      resolved = Resolve(rule.operand_path, input, context, "States.Runtime");
+    const Json& operand = rule.operand_is_path ? resolved : *rule.operand;
+    switch (rule.op) {
+      case Op::kIsNull:
+        return v.is_null() == operand.get<bool>();
+      case Op::kIsNumeric:
+        return v.is_number() == operand.get<bool>();
+      case Op::kIsString:
+        return v.is_string() == operand.get<bool>();
+      case Op::kIsBoolean:
+        return v.is_boolean() == operand.get<bool>();
+      case Op::kIsTimestamp:
+        return IsTimestamp(v) == operand.get<bool>();
+      case Op::kBooleanEquals:
         return v.is_boolean() && operand.is_boolean() && v == operand;
-      if (op.rfind("String", 0) == 0) {
+      case Op::kStringEquals:
+      case Op::kStringLessThan:
+      case Op::kStringGreaterThan:
+      case Op::kStringLessThanEquals:
+      case Op::kStringGreaterThanEquals:
+      case Op::kStringMatches:
+      case Op::kStringOther: {
         if (!v.is_string() || !operand.is_string()) return false;
-        const std::string a = v, b = operand;
-        if (op == "StringEquals") return a == b;
-        if (op == "StringLessThan") return a < b;
-        if (op == "StringGreaterThan") return a > b;
-        if (op == "StringLessThanEquals") return a <= b;
-        if (op == "StringGreaterThanEquals") return a >= b;
-        if (op == "StringMatches") return WildcardMatch(a, b);
+        const std::string& a = v.get_ref<const std::string&>();
+        const std::string& b = operand.get_ref<const std::string&>();
+        switch (rule.op) {
+          case Op::kStringEquals:
+            return a == b;
+          case Op::kStringLessThan:
+            return a < b;
+          case Op::kStringGreaterThan:
+            return a > b;
+          case Op::kStringLessThanEquals:
+            return a <= b;
+          case Op::kStringGreaterThanEquals:
+            return a >= b;
+          case Op::kStringMatches:
+            return WildcardMatch(a, b);
+          default:
+            return false;
+        }
       }
-      if (op.rfind("Numeric", 0) == 0) {
+      case Op::kNumericEquals:
+      case Op::kNumericLessThan:
+      case Op::kNumericGreaterThan:
+      case Op::kNumericLessThanEquals:
+      case Op::kNumericGreaterThanEquals:
+      case Op::kNumericOther: {
         if (!v.is_number() || !operand.is_number()) return false;
         const double a = v.get<double>(), b = operand.get<double>();
-        if (op == "NumericEquals") return a == b;
-        if (op == "NumericLessThan") return a < b;
-        if (op == "NumericGreaterThan") return a > b;
-        if (op == "NumericLessThanEquals") return a <= b;
-        if (op == "NumericGreaterThanEquals") return a >= b;
+        switch (rule.op) {
+          case Op::kNumericEquals:
+            return a == b;
+          case Op::kNumericLessThan:
+            return a < b;
+          case Op::kNumericGreaterThan:
+            return a > b;
+          case Op::kNumericLessThanEquals:
+            return a <= b;
+          case Op::kNumericGreaterThanEquals:
+            return a >= b;
+          default:
+            return false;
+        }
       }
-      if (op.rfind("Timestamp", 0) == 0) {
+      case Op::kTimestampEquals:
+      case Op::kTimestampLessThan:
+      case Op::kTimestampGreaterThan:
+      case Op::kTimestampLessThanEquals:
+      case Op::kTimestampGreaterThanEquals:
+      case Op::kTimestampOther: {
         if (!IsTimestamp(v) || !IsTimestamp(operand)) return false;
         const double a = *ParseTime(v.get<std::string>());
         const double b = *ParseTime(operand.get<std::string>());
-        if (op == "TimestampEquals") return a == b;
-        if (op == "TimestampLessThan") return a < b;
-        if (op == "TimestampGreaterThan") return a > b;
-        if (op == "TimestampLessThanEquals") return a <= b;
-        if (op == "TimestampGreaterThanEquals") return a >= b;
+        switch (rule.op) {
+          case Op::kTimestampEquals:
+            return a == b;
+          case Op::kTimestampLessThan:
+            return a < b;
+          case Op::kTimestampGreaterThan:
+            return a > b;
+          case Op::kTimestampLessThanEquals:
+            return a <= b;
+          case Op::kTimestampGreaterThanEquals:
+            return a >= b;
+          default:
+            return false;
+        }
       }
+      case Op::kOther:
+        break;
     }
     return false;
   }
 
   // States.DataLimitExceeded when `value` serializes to more than the
-  // payload limit.
-  void CheckSize(const Json& value, const std::string& what) const {
-    const size_t size = value.dump().size();
+  // payload limit ("<what><name> is N bytes...").
+  void CheckSize(const Json& value, const char* what,
+                 const std::string* name = nullptr) const {
+    const size_t size = DumpSize(value);
     if (size > options_.max_payload_bytes)
       throw AslError("States.DataLimitExceeded",
-                     what + " is " + std::to_string(size) +
+                     std::string(what) + (name ? *name : std::string()) +
+                         " is " + std::to_string(size) +
                          " bytes, above the limit of " +
                          std::to_string(options_.max_payload_bytes));
   }
@@ -989,6 +1577,15 @@ class Run {
 
 }  // namespace
 
+StateMachine::StateMachine(nlohmann::ordered_json definition)
+    : definition_(std::move(definition)) {
+  auto program = std::make_unique<detail::Program>();
+  Compiler().Machine(definition_, program.get());
+  program_ = std::move(program);
+}
+
+StateMachine::~StateMachine() = default;
+
 std::unique_ptr<StateMachine> StateMachine::Load(
     const nlohmann::ordered_json& definition, std::string* error) {
   Validator validator;
@@ -1005,7 +1602,7 @@ RunResult StateMachine::Run(const nlohmann::ordered_json& input,
   RunResult result;
   class Run run(handler, options, result);
   try {
-    result.output = run.Execute(definition_, input);
+    result.output = run.Execute(definition_, *program_, input);
     result.status = "SUCCEEDED";
     run.Event("ExecutionSucceeded", "", {{"output", result.output}});
   } catch (const AslError& e) {

@@ -82,8 +82,16 @@ struct RunResult {
   double end_time = 0;
 };
 
+namespace detail {
+struct Program;  // a definition compiled for running (executor.cc)
+}  // namespace detail
+
 class StateMachine {
  public:
+  ~StateMachine();
+  StateMachine(const StateMachine&) = delete;
+  StateMachine& operator=(const StateMachine&) = delete;
+
   // Loads `definition`; null (and `error` set to "<json pointer>: <why>")
   // when it is invalid or uses what the executor does not support.
   static std::unique_ptr<StateMachine> Load(
@@ -95,9 +103,11 @@ class StateMachine {
   const nlohmann::ordered_json& definition() const { return definition_; }
 
  private:
-  explicit StateMachine(nlohmann::ordered_json definition)
-      : definition_(std::move(definition)) {}
+  explicit StateMachine(nlohmann::ordered_json definition);
   nlohmann::ordered_json definition_;
+  // States by index, targets as indices, paths, templates and Choice rules
+  // parsed once; it points into definition_.
+  std::unique_ptr<const detail::Program> program_;
 };
 
 nlohmann::ordered_json HistoryToJson(const std::vector<HistoryEvent>& history);
