@@ -141,13 +141,12 @@ expect_eq "overwrite kept" "$(cat "$work/hand/initialize_nova/statemachine.asl.j
 expect_eq "missing spec exit" "$?" "105"
 
 # A frozen event schema version: the issue's own example, a required field
-# added to ingest_new_nova (in both specs that declare it) without a bump.
+# added to ingest_new_nova (once, in the event catalog) without a bump.
 # Generation and --check both refuse at the field, nothing is written; the
 # bump writes v2 beside the untouched v1.
 mkdir -p "$work/frozen"
 cp -r specs "$work/frozen/specs"
-for s in initialize_nova ingest_new_nova; do
-  python3 - "$work/frozen/specs/$s.yaml" <<'PY'
+python3 - "$work/frozen/specs/shared/events.yaml" <<'PY'
 import sys
 path = sys.argv[1]
 text = open(path).read()
@@ -156,11 +155,10 @@ fields = "      correlation_id: {type: uuid, required: true}\n"
 at = text.index(fields, start) + len(fields)
 open(path, "w").write(text[:at] + "      discovered_by: {type: string, required: true}\n" + text[at:])
 PY
-done
 "$gen" -q --out "$work/frozen/out" --steps-dir "$work/steps" specs/*.yaml ||
   fail "frozen: first generation failed"
 cp "$work/frozen/out/schemas/events/ingest_new_nova/v1.json" "$work/frozen/v1.before"
-frozen_message="$work/frozen/specs/ingest_new_nova.yaml:34:7: error: event 'ingest_new_nova' version 1 is frozen ($work/frozen/out/schemas/events/ingest_new_nova/v1.json): field 'discovered_by' was added as required: breaking for producers (their events lack it); bump its schema_version to 2 (the event's or the workflow's) to change it [schema-frozen]"
+frozen_message="$work/frozen/specs/shared/events.yaml:14:7: error: event 'ingest_new_nova' version 1 is frozen ($work/frozen/out/schemas/events/ingest_new_nova/v1.json): field 'discovered_by' was added as required: breaking for producers (their events lack it); bump its schema_version to 2 (the event's or the workflow's) to change it [schema-frozen]"
 for mode in "" "--check"; do
   "$gen" -q $mode --out "$work/frozen/out" --steps-dir "$work/steps" \
     "$work"/frozen/specs/*.yaml >/dev/null 2>"$work/frozen.err"
@@ -170,7 +168,7 @@ done
 cmp -s "$work/frozen/v1.before" "$work/frozen/out/schemas/events/ingest_new_nova/v1.json" ||
   fail "frozen: v1.json was rewritten"
 sed -i 's/^  ingest_new_nova:$/  ingest_new_nova:\n    schema_version: 2/' \
-  "$work"/frozen/specs/initialize_nova.yaml "$work"/frozen/specs/ingest_new_nova.yaml
+  "$work"/frozen/specs/shared/events.yaml
 "$gen" -q --out "$work/frozen/out" --steps-dir "$work/steps" \
   "$work"/frozen/specs/*.yaml 2>"$work/frozen.err" || fail "frozen: the bump failed: $(cat "$work/frozen.err")"
 cmp -s "$work/frozen/v1.before" "$work/frozen/out/schemas/events/ingest_new_nova/v1.json" ||

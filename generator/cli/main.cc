@@ -8,6 +8,7 @@
 
 #include "check/limits.h"
 #include "compiler.h"
+#include "support/diagnostic_formats.h"
 #include "support/file_set.h"
 
 namespace {
@@ -51,9 +52,43 @@ int main(int argc, char** argv) {
                "spec was removed); without it only the given workflows' "
                "files are touched");
   app.add_flag("-q,--quiet", quiet, "Print only diagnostics and diffs");
+  std::string format_name = "text";
+  app.add_option("--format", format_name,
+                 "How to print diagnostics (and --check's stale files): text "
+                 "(stderr), or on stdout json (one object per line), github "
+                 "(GitHub Actions annotations) or sarif (SARIF 2.1.0)")
+      ->check(CLI::IsMember({"text", "json", "github", "sarif"}))
+      ->capture_default_str();
   app.set_version_flag("--version",
                        std::string("novacat-gen ") + NOVACAT_VERSION);
   CLI11_PARSE(app, argc, argv);
+
+  const novacat::DiagnosticFormat format =
+      *novacat::ParseDiagnosticFormat(format_name);
+  // Prints the run's diagnostics, and `stale` files found by --check, in
+  // the chosen format.
+  auto report_diagnostics = [&](const novacat::DiagnosticSink& sink,
+                                const novacat::CheckReport* stale) {
+    if (format == novacat::DiagnosticFormat::kText) {
+      std::fputs(sink.FormatAll().c_str(), stderr);
+      return;
+    }
+    std::vector<novacat::Diagnostic> all = sink.diagnostics();
+    if (stale) {
+      for (const auto& [path, what] : stale->findings) {
+        novacat::Diagnostic d;
+        d.location.file = out_dir + "/" + path;
+        d.rule = "stale-file";
+        d.message = fmt::format(
+            "{}/{} is {}; run novacat-gen {} to "
+            "regenerate",
+            out_dir, path, what, fmt::join(specs, " "));
+        all.push_back(d);
+      }
+    }
+    std::fputs(novacat::FormatDiagnostics(all, format, NOVACAT_VERSION).c_str(),
+               stdout);
+  };
 
   novacat::DiagnosticSink sink;
   if (explain) {
@@ -78,12 +113,14 @@ int main(int argc, char** argv) {
   }
   std::optional<novacat::FileSet> files =
       novacat::Compile(specs, novacat::DiskFileReader(), sink, out_dir);
-  std::fputs(sink.FormatAll().c_str(), stderr);
+  if (!files || !check) report_diagnostics(sink, nullptr);
   if (!files) return kExitError;
 
   if (check) {
     novacat::CheckReport report = novacat::CheckFiles(*files, out_dir);
-    std::fputs(report.diff.c_str(), stdout);
+    report_diagnostics(sink, &report);
+    if (format == novacat::DiagnosticFormat::kText)
+      std::fputs(report.diff.c_str(), stdout);
     if (report.stale > 0) {
       std::fputs(fmt::format("{} generated file{} out of date in {}; run "
                              "novacat-gen {} to regenerate\n",

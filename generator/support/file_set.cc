@@ -280,6 +280,7 @@ CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
     std::optional<std::string> current = ReadFile(root / path);
     if (current && *current == content) continue;
     ++report.stale;
+    report.findings.emplace_back(path, current ? "out of date" : "missing");
     report.diff += UnifiedDiff(path, current.value_or(""), content);
   }
   for (const auto& [path, entry] : old) {
@@ -287,6 +288,7 @@ CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
     std::optional<std::string> current = ReadFile(root / path);
     if (!current) continue;
     ++report.stale;
+    report.findings.emplace_back(path, "orphaned");
     report.diff += UnifiedDiff(path, *current, "");
   }
   return report;

@@ -92,6 +92,9 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
 struct CheckReport {
   std::string diff;  // unified diff of every difference, "" when in sync
   int stale = 0;     // files that differ, are missing or are orphaned
+  // Each stale file (relative to the output folder) and what is wrong with
+  // it: "out of date", "missing" or "orphaned", in the order of `diff`.
+  std::vector<std::pair<std::string, std::string>> findings;
 };
 
 // Compares `files` (and the manifest) with `out_dir` without writing. The
