@@ -179,6 +179,38 @@ cmp -s "$work/frozen/out/schemas/events/ingest_new_nova/v2.json" \
 grep -q '"discovered_by"' "$work/frozen/out/schemas/events/ingest_new_nova/v2.json" ||
   fail "frozen: v2.json lacks the new field"
 
+# `new`: the smallest spec of a new workflow, which compiles as it is with
+# no diagnostic; never over an existing file; a bad name is refused.
+mkdir -p "$work/newspecs"
+cp -r specs/shared "$work/newspecs/shared"
+"$gen" new annotate_thing --specs-dir "$work/newspecs" 2>"$work/new.err"
+expect_eq "new exit" "$?" "0"
+expect_eq "new message" "$(cat "$work/new.err")" \
+  "created $work/newspecs/annotate_thing.yaml; next: novacat-gen $work/newspecs/*.yaml, then fill in the step logic it scaffolds"
+grep -q '^event_catalog: shared/events.yaml$' "$work/newspecs/annotate_thing.yaml" ||
+  fail "new: no event_catalog line although the catalog is there"
+grep -q '^  key: "AnnotateThing:{nova_id}:{schema_version}"$' \
+  "$work/newspecs/annotate_thing.yaml" || fail "new: the key's prefix"
+"$gen" --out "$work/newout" --steps-dir "$work/newsteps" \
+  "$work/newspecs/annotate_thing.yaml" 2>"$work/new.log"
+expect_eq "new spec compiles" "$?" "0"
+grep -E "error|warning" "$work/new.log" && fail "new spec has diagnostics"
+[ -f "$work/newsteps/annotate_thing/steps.cpp" ] || fail "new: no step logic scaffolded"
+echo "# mine" >>"$work/newspecs/annotate_thing.yaml"
+cp "$work/newspecs/annotate_thing.yaml" "$work/new.before"
+"$gen" new annotate_thing --specs-dir "$work/newspecs" 2>"$work/new.err"
+expect_eq "new over a spec exit" "$?" "2"
+expect_eq "new over a spec message" "$(cat "$work/new.err")" \
+  "novacat-gen new: $work/newspecs/annotate_thing.yaml exists; nothing written"
+cmp -s "$work/new.before" "$work/newspecs/annotate_thing.yaml" || fail "new overwrote a spec"
+"$gen" new Annotate-Thing --specs-dir "$work/newspecs" 2>"$work/new.err"
+expect_eq "new bad name exit" "$?" "2"
+expect_eq "new bad name message" "$(cat "$work/new.err")" \
+  "novacat-gen new: 'Annotate-Thing': a workflow name starts with a lower-case letter"
+"$gen" >/dev/null 2>"$work/new.err"
+expect_eq "no SPEC exit" "$?" "106"
+expect_eq "no SPEC message" "$(head -n 1 "$work/new.err")" "SPEC is required"
+
 if [ "$failures" -gt 0 ]; then
   echo "$failures failure(s)"
   exit 1

@@ -8,6 +8,7 @@
 
 #include "check/limits.h"
 #include "compiler.h"
+#include "emit/spec_scaffold.h"
 #include "support/diagnostic_formats.h"
 #include "support/file_set.h"
 
@@ -30,7 +31,6 @@ int main(int argc, char** argv) {
   bool check = false;
   bool quiet = false;
   app.add_option("SPEC", specs, "Workflow spec files (e.g. specs/*.yaml)")
-      ->required()
       ->check(CLI::ExistingFile);
   app.add_option("-o,--out", out_dir, "Output folder")->capture_default_str();
   app.add_flag("--check", check,
@@ -61,7 +61,36 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.set_version_flag("--version",
                        std::string("novacat-gen ") + NOVACAT_VERSION);
+  CLI::App* create = app.add_subcommand(
+      "new",
+      "Write the smallest spec of a new workflow that compiles as it is, "
+      "<specs-dir>/<WORKFLOW>.yaml; never over an existing file");
+  std::string new_workflow;
+  create->add_option("WORKFLOW", new_workflow, "snake_case workflow name")
+      ->required();
+  std::string specs_dir = "specs";
+  create->add_option("--specs-dir", specs_dir, "Folder of the specs")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (create->parsed()) {
+    std::string problem = novacat::WriteNewSpec(specs_dir, new_workflow);
+    if (!problem.empty()) {
+      std::fputs(fmt::format("novacat-gen new: {}\n", problem).c_str(), stderr);
+      return kExitError;
+    }
+    std::fputs(fmt::format("created {}/{}.yaml; next: novacat-gen {}/*.yaml, "
+                           "then fill in the step logic it scaffolds\n",
+                           specs_dir, new_workflow, specs_dir)
+                   .c_str(),
+               stderr);
+    return 0;
+  }
+  if (specs.empty()) {
+    // What CLI11 says of a required positional, with its exit status.
+    std::fputs("SPEC is required\nRun with --help for more information.\n",
+               stderr);
+    return static_cast<int>(CLI::ExitCodes::RequiredError);
+  }
 
   const novacat::DiagnosticFormat format =
       *novacat::ParseDiagnosticFormat(format_name);
