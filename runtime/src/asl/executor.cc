@@ -872,13 +872,24 @@ class CountingOutput : public nlohmann::detail::output_adapter_protocol<char> {
   size_t size = 0;
 };
 
-size_t DumpSize(const Json& value) {
-  auto counter = std::make_shared<CountingOutput>();
-  nlohmann::detail::serializer<Json> serializer(
-      counter, ' ', nlohmann::detail::error_handler_t::strict);
-  serializer.dump(value, false, false, 0);
-  return counter->size;
-}
+// Counts the bytes of Json::dump() (compact, UTF-8 as is, invalid UTF-8 an
+// error); one per run, so a check allocates nothing.
+class DumpSizer {
+ public:
+  DumpSizer()
+      : counter_(std::make_shared<CountingOutput>()),
+        serializer_(counter_, ' ', nlohmann::detail::error_handler_t::strict) {}
+
+  size_t operator()(const Json& value) {
+    counter_->size = 0;
+    serializer_.dump(value, false, false, 0);
+    return counter_->size;
+  }
+
+ private:
+  std::shared_ptr<CountingOutput> counter_;
+  nlohmann::detail::serializer<Json> serializer_;
+};
 
 const Json& EmptyArray() {
   static const Json kEmpty = Json::array();
@@ -1545,8 +1556,8 @@ class Run {
   // States.DataLimitExceeded when `value` serializes to more than the
   // payload limit ("<what><name> is N bytes...").
   void CheckSize(const Json& value, const char* what,
-                 const std::string* name = nullptr) const {
-    const size_t size = DumpSize(value);
+                 const std::string* name = nullptr) {
+    const size_t size = dump_size_(value);
     if (size > options_.max_payload_bytes)
       throw AslError("States.DataLimitExceeded",
                      std::string(what) + (name ? *name : std::string()) +
@@ -1573,6 +1584,7 @@ class Run {
   double entered_ = 0;
   int64_t transitions_ = 0;
   Json execution_input_;
+  DumpSizer dump_size_;
 };
 
 }  // namespace
