@@ -10,6 +10,7 @@
 #include <map>
 
 #include "novacat/runtime/asl/asl_error.h"
+#include "novacat/runtime/asl/ordered_parse.h"
 #include "novacat/runtime/asl/script.h"
 #include "novacat/runtime/json_reader.h"
 
@@ -55,6 +56,32 @@ json Task(const json& extra) {
             {"End", true}};
   t.update(extra);
   return t;
+}
+
+// ParseOrderedJson builds what ordered_json::parse does, key order and
+// repeated keys included, and fails where it fails.
+TEST(OrderedParseTest, SameValueAsOrderedJsonParse) {
+  for (const char* text :
+       {R"({"b": 1, "a": [1, 2.5, "x", null, true, {"z": {}, "y": []}]})",
+        R"({"a": 1, "b": 2, "a": {"c": 3}, "d": [{"e": 1, "e": 2}]})",
+        R"([[], {}, -3, 18446744073709551615, "\u00e9"])", R"("just text")",
+        "42", R"({"States": {"S2": {"Next": "S1"}, "S1": {"End": true}}})"}) {
+    std::optional<json> fast = ParseOrderedJson(text);
+    ASSERT_TRUE(fast) << text;
+    json slow = json::parse(text);
+    EXPECT_EQ(*fast, slow) << text;
+    EXPECT_EQ(fast->dump(), slow.dump()) << text;  // the same key order
+  }
+  EXPECT_EQ(ParseOrderedJson(R"({"a": 1, "b": 2, "a": 3})")->dump(),
+            R"({"a":3,"b":2})");
+  std::string error;
+  EXPECT_EQ(ParseOrderedJson(R"({"a": 1,})", &error), std::nullopt);
+  EXPECT_EQ(error,
+            "[json.exception.parse_error.101] parse error at line 1, column "
+            "9: syntax error while parsing object key - unexpected '}'; "
+            "expected string literal");
+  EXPECT_EQ(ParseOrderedJson(""), std::nullopt);
+  EXPECT_EQ(ParseOrderedJson("{} {}"), std::nullopt);
 }
 
 TEST(ExecutorLoadTest, RejectsUnsupportedConstructsWithTheirPointer) {
