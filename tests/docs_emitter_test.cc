@@ -326,26 +326,26 @@ TEST(DocsEmitterTest, InitializeNovaMermaid) {
            "    state s8 <<choice>>",
            "    s8 --> s16: exists_in_db = true / outcome EXISTS_AND_LAUNCHED",
            "    s8 --> s9: default",
-           "    s11 --> s18: coordinate_match_min_sep_arcsec < 2",
+           "    s11 --> s17: coordinate_match_min_sep_arcsec < 2",
            "    s11 --> s19: coordinate_match_min_sep_arcsec <= 10 / "
            "quarantine reason coordinate_match_ambiguous",
-           "    s13 --> s17: classical_nova_status = NO / outcome "
+           "    s13 --> s18: classical_nova_status = NO / outcome "
            "NOT_A_CLASSICAL_NOVA",
            // A Task's transition records its outcome.
            "    s15 --> s16: outcome CREATED_AND_LAUNCHED",
            // Catches: QUARANTINE first, then any failure.
-           "    s4 --> s19: QUARANTINE",
-           "    s4 --> s21: any failure",
+           "    s6 --> s19: QUARANTINE",
+           "    s6 --> s21: any failure",
            // Builtins catch only failures; the failure path nothing.
            "    s3 --> s21: any failure",
-           "    s17 --> [*]",
+           "    s18 --> [*]",
            "    s20 --> [*]",
            "    s23 --> [*]",
        }) {
     EXPECT_TRUE(HasLine(mermaid, line)) << line << "\nin\n" << mermaid;
   }
-  EXPECT_FALSE(HasLine(mermaid, "    s5 --> s20: QUARANTINE"));
-  EXPECT_EQ(mermaid.find("s20 --> s18"), std::string::npos)
+  EXPECT_FALSE(HasLine(mermaid, "    s4 --> s20: QUARANTINE"));
+  EXPECT_EQ(mermaid.find("s20 --> s17"), std::string::npos)
       << "the failure handler must not be caught";
   EXPECT_EQ(mermaid.find("s21 --> s20"), std::string::npos);
 }

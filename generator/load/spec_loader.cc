@@ -9,8 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <sstream>
+
+#include "model/routes.h"
 
 namespace novacat {
 
@@ -506,6 +509,25 @@ class WorkflowReader {
                  const EventCatalog* catalog = nullptr)
       : r_(r), v_(r), spec_(spec), governance_(governance), catalog_(catalog) {}
 
+  // The governance's `lifecycle: {description, prologue, epilogue}`: states
+  // as in a spec, read against the governance's retry presets.
+  void ReadLifecycle(const YAML::Node& node, const SourceLocation& at,
+                     Governance& governance) {
+    MapReader m(r_, node, "'lifecycle'", at);
+    if (!m.valid()) return;
+    v_.String(m, "description");
+    auto part = [&](const char* key) -> std::shared_ptr<const StateGraph> {
+      const YAML::Node* n = m.Require(key);
+      if (!n) return nullptr;
+      auto graph = std::make_shared<StateGraph>();
+      ReadStates(*n, m.KeyLocation(key), *graph);
+      return graph;
+    };
+    governance.lifecycle_prologue = part("prologue");
+    governance.lifecycle_epilogue = part("epilogue");
+    m.Finish();
+  }
+
   // An event catalog file: `events:` as in a spec (every event with its
   // `fields`), and an optional `description`. `published_on` belongs to
   // the spec that publishes an event, not here.
@@ -554,6 +576,19 @@ class WorkflowReader {
     if (auto s = v_.String(m, "event_catalog")) {
       spec_.event_catalog_path = *s;
       spec_.event_catalog_location = m.ValueLocation("event_catalog");
+    }
+    if (auto s = v_.String(m, "lifecycle")) {
+      spec_.lifecycle = *s;
+      spec_.lifecycle_location = m.ValueLocation("lifecycle");
+      if (*s != "shared")
+        r_.Error(spec_.lifecycle_location, "wrong-type",
+                 fmt::format("lifecycle must be 'shared' (the governance's "
+                             "run lifecycle); got '{}'",
+                             *s));
+    }
+    if (auto s = v_.String(m, "begin")) {
+      spec_.begin = *s;
+      spec_.begin_location = m.ValueLocation("begin");
     }
     if (auto n = v_.Integer(m, "schema_version")) {
       spec_.schema_version = static_cast<int>(*n);
@@ -1509,6 +1544,106 @@ class WorkflowReader {
   bool graph_incomplete_ = false;
 };
 
+// `lifecycle: shared`: the governance's prologue states, then the spec's
+// own states, then the epilogue states, each in order. A spec state named
+// as a lifecycle state replaces it at the lifecycle's place (an override);
+// "$begin" in a lifecycle transition becomes the spec's `begin:` state, or
+// its first own state. Lifecycle states nothing reaches (from the start,
+// by transitions and catches) are left out: a workflow without quarantine
+// routes gets no QuarantineHandler.
+void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
+  const Governance* g = spec.governance.get();
+  if (!g) return;  // governance-not-found was reported
+  if (!g->lifecycle_prologue || !g->lifecycle_epilogue) {
+    sink.Error(spec.lifecycle_location, "lifecycle-missing",
+               fmt::format("lifecycle: shared, but the governance file {} "
+                           "has no lifecycle (prologue and epilogue)",
+                           g->file));
+    return;
+  }
+  StateGraph& graph = spec.graph;
+  const bool default_start =
+      !graph.states.empty() && graph.start == graph.states.front().name &&
+      graph.start_location.line == graph.states.front().location.line &&
+      graph.start_location.column == graph.states.front().location.column;
+  std::set<std::string> lifecycle_names;
+  for (const StateGraph* part :
+       {g->lifecycle_prologue.get(), g->lifecycle_epilogue.get()})
+    for (const auto& s : part->states) lifecycle_names.insert(s.name);
+  std::map<std::string, State> overrides;
+  std::vector<State> own;
+  for (auto& s : graph.states) {
+    if (lifecycle_names.count(s.name))
+      overrides.emplace(s.name, std::move(s));
+    else
+      own.push_back(std::move(s));
+  }
+  std::string begin = spec.begin;
+  if (begin.empty() && !own.empty()) begin = own.front().name;
+  if (begin.empty()) {
+    sink.Error(spec.lifecycle_location, "lifecycle-begin",
+               "lifecycle: shared needs a state of the workflow's own to "
+               "begin at (after the lifecycle's prologue)");
+    return;
+  }
+  std::vector<State> merged;
+  std::set<std::string> added;  // from the lifecycle, not overridden
+  auto take = [&](const StateGraph& part) {
+    for (const auto& s : part.states) {
+      auto o = overrides.find(s.name);
+      if (o != overrides.end()) {
+        merged.push_back(std::move(o->second));
+        continue;
+      }
+      State copy = s;
+      for (Transition* t : {&copy.next, &copy.default_transition}) {
+        if (t->target == "$begin") t->target = begin;
+      }
+      for (auto& rule : copy.rules)
+        if (rule.then.target == "$begin") rule.then.target = begin;
+      added.insert(copy.name);
+      merged.push_back(std::move(copy));
+    }
+  };
+  take(*g->lifecycle_prologue);
+  for (auto& s : own) merged.push_back(std::move(s));
+  take(*g->lifecycle_epilogue);
+  graph.states = std::move(merged);
+  graph.BuildIndex();
+  if (default_start) {
+    graph.start = graph.states.front().name;
+    graph.start_location = graph.states.front().location;
+  }
+  if (spec.begin_location.line > 0 && graph.IndexOf(begin) < 0)
+    sink.Error(spec.begin_location, "unknown-state",
+               fmt::format("begin: no state '{}'", begin));
+  // What the start reaches, by transitions and by catches.
+  std::vector<bool> reached(graph.states.size(), false);
+  std::vector<int> queue;
+  if (int start = graph.IndexOf(graph.start); start >= 0) {
+    reached[start] = true;
+    queue.push_back(start);
+  }
+  while (!queue.empty()) {
+    int at = queue.back();
+    queue.pop_back();
+    std::vector<int> next = Successors(graph, at);
+    for (const auto& c : CatchRoutesFor(spec, graph, graph.states[at]))
+      if (int to = graph.IndexOf(c.next); to >= 0) next.push_back(to);
+    for (int to : next)
+      if (!reached[to]) {
+        reached[to] = true;
+        queue.push_back(to);
+      }
+  }
+  std::vector<State> kept;
+  for (size_t i = 0; i < graph.states.size(); ++i)
+    if (reached[i] || !added.count(graph.states[i].name))
+      kept.push_back(std::move(graph.states[i]));
+  graph.states = std::move(kept);
+  graph.BuildIndex();
+}
+
 // Gives every Task without an explicit retry the governance default.
 void ApplyDefaultRetry(StateGraph& graph, const Governance* governance) {
   for (auto& state : graph.states) {
@@ -1628,6 +1763,7 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
     v.String(c, "format");
     c.Finish();
   }
+  m.Get("lifecycle");  // read by SpecLoader::LoadGovernance (its states)
   g.internal_fields = v.StringList(m, "internal_fields", nullptr);
   if (const YAML::Node* n = m.Get("log_fields")) {
     MapReader l(r, *n, "'log_fields'", m.KeyLocation("log_fields"));
@@ -1755,6 +1891,7 @@ std::unique_ptr<WorkflowSpec> SpecLoader::LoadText(const std::string& path,
   WorkflowReader workflow_reader(reader, *spec, spec->governance.get(),
                                  spec->event_catalog.get());
   workflow_reader.Read(*root);
+  if (spec->lifecycle == "shared") MergeLifecycle(*spec, sink_);
   ApplyDefaultRetry(spec->graph, spec->governance.get());
   return spec;
 }
@@ -1775,6 +1912,12 @@ std::shared_ptr<const Governance> SpecLoader::LoadGovernance(
       governance->file = path;
       Reader reader(sink_, path);
       ReadGovernance(reader, *root, *governance);
+      if (root->IsMap() && (*root)["lifecycle"].IsDefined()) {
+        const YAML::Node node = (*root)["lifecycle"];
+        WorkflowSpec scratch;
+        WorkflowReader(reader, scratch, governance.get())
+            .ReadLifecycle(node, reader.At(node), *governance);
+      }
     }
   }
   governance_cache_[path] = governance;

@@ -59,6 +59,8 @@ struct ConcurrencyLimit {
   SourceLocation location;
 };
 
+struct StateGraph;
+
 struct Governance {
   std::string file;
   std::string name;
@@ -75,6 +77,13 @@ struct Governance {
   std::vector<std::string> log_required;
   std::vector<std::string> log_when_known;
   std::vector<std::pair<std::string, std::string>> access_patterns;
+  // The run lifecycle the workflows share (`lifecycle:`), for the specs
+  // that say `lifecycle: shared`: the states before a workflow's own
+  // (`prologue`) and after them (`epilogue`), in order. A target "$begin"
+  // is the spec's `begin:` state (default: its first own state). Null when
+  // the governance has none.
+  std::shared_ptr<const StateGraph> lifecycle_prologue;
+  std::shared_ptr<const StateGraph> lifecycle_epilogue;
 
   const ErrorClassDef* FindClass(ErrorClass c) const;
   const RetryPolicy* FindPreset(const std::string& name) const;
@@ -425,6 +434,12 @@ struct WorkflowSpec {
   std::string event_catalog_path;  // as written, relative to the spec
   SourceLocation event_catalog_location;
   std::shared_ptr<const EventCatalog> event_catalog;
+  // `lifecycle: shared`: the governance's run lifecycle is merged into the
+  // states (load/spec_loader.cc MergeLifecycle); "" otherwise.
+  std::string lifecycle;
+  SourceLocation lifecycle_location;
+  std::string begin;  // where the lifecycle's "$begin" leads
+  SourceLocation begin_location;
   int schema_version = 1;
   std::vector<Trigger> triggers;
   std::vector<std::string> invariants;
