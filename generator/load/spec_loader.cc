@@ -1551,6 +1551,14 @@ class WorkflowReader {
 // its first own state. Lifecycle states nothing reaches (from the start,
 // by transitions and catches) are left out: a workflow without quarantine
 // routes gets no QuarantineHandler.
+// "; did you mean 'X'?" for the state of `graph` closest to `name`.
+std::string SuggestState(const std::string& name, const StateGraph& graph) {
+  std::vector<std::string> names;
+  for (const auto& s : graph.states) names.push_back(s.name);
+  std::string closest = ClosestMatch(name, names);
+  return closest.empty() ? "" : fmt::format("; did you mean '{}'?", closest);
+}
+
 void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
   const Governance* g = spec.governance.get();
   if (!g) return;  // governance-not-found was reported
@@ -1570,6 +1578,26 @@ void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
   for (const StateGraph* part :
        {g->lifecycle_prologue.get(), g->lifecycle_epilogue.get()})
     for (const auto& s : part->states) lifecycle_names.insert(s.name);
+  // The first own state: where "$begin" leads unless `begin:` says.
+  std::string first_own;
+  for (const auto& s : graph.states)
+    if (!lifecycle_names.count(s.name)) {
+      first_own = s.name;
+      break;
+    }
+  if (first_own.empty()) {
+    sink.Error(spec.lifecycle_location, "lifecycle-begin",
+               "lifecycle: shared needs a state of the workflow's own to "
+               "begin at (after the lifecycle's prologue)");
+    return;
+  }
+  std::string begin = spec.begin.empty() ? first_own : spec.begin;
+  if (!spec.begin.empty() && !graph.Find(spec.begin)) {
+    sink.Error(spec.begin_location, "unknown-state",
+               fmt::format("begin: no state '{}'{}", spec.begin,
+                           SuggestState(spec.begin, graph)));
+    begin = first_own;
+  }
   std::map<std::string, State> overrides;
   std::vector<State> own;
   for (auto& s : graph.states) {
@@ -1577,14 +1605,6 @@ void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
       overrides.emplace(s.name, std::move(s));
     else
       own.push_back(std::move(s));
-  }
-  std::string begin = spec.begin;
-  if (begin.empty() && !own.empty()) begin = own.front().name;
-  if (begin.empty()) {
-    sink.Error(spec.lifecycle_location, "lifecycle-begin",
-               "lifecycle: shared needs a state of the workflow's own to "
-               "begin at (after the lifecycle's prologue)");
-    return;
   }
   std::vector<State> merged;
   std::set<std::string> added;  // from the lifecycle, not overridden
@@ -1614,9 +1634,6 @@ void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
     graph.start = graph.states.front().name;
     graph.start_location = graph.states.front().location;
   }
-  if (spec.begin_location.line > 0 && graph.IndexOf(begin) < 0)
-    sink.Error(spec.begin_location, "unknown-state",
-               fmt::format("begin: no state '{}'", begin));
   // What the start reaches, by transitions and by catches.
   std::vector<bool> reached(graph.states.size(), false);
   std::vector<int> queue;
@@ -1891,7 +1908,9 @@ std::unique_ptr<WorkflowSpec> SpecLoader::LoadText(const std::string& path,
   WorkflowReader workflow_reader(reader, *spec, spec->governance.get(),
                                  spec->event_catalog.get());
   workflow_reader.Read(*root);
-  if (spec->lifecycle == "shared") MergeLifecycle(*spec, sink_);
+  // A wrong `lifecycle` value was reported; merging anyway spares the
+  // follow-on errors of a spec without its lifecycle states.
+  if (!spec->lifecycle.empty()) MergeLifecycle(*spec, sink_);
   ApplyDefaultRetry(spec->graph, spec->governance.get());
   return spec;
 }
