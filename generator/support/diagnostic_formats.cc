@@ -11,18 +11,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kNote:
-      return "note";
-  }
-  return "error";
-}
-
 // GitHub's escaping of a workflow command's message (data) and, further, of
 // a property value.
 std::string EscapeData(const std::string& text) {

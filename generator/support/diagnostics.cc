@@ -23,18 +23,6 @@ std::vector<std::string> SplitLines(const std::string& text) {
   return lines;
 }
 
-const char* SeverityName(Severity s) {
-  switch (s) {
-    case Severity::kError:
-      return "error";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kNote:
-      return "note";
-  }
-  return "error";
-}
-
 // Optimal string alignment distance: Levenshtein plus adjacent swaps
 // ("Taks" is one edit from "Task"), the commonest typo.
 size_t EditDistance(std::string_view a, std::string_view b) {
@@ -55,6 +43,18 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
+
+const char* SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kNote:
+      return "note";
+  }
+  return "error";
+}
 
 void DiagnosticSink::AddSource(const std::string& file, std::string text) {
   lines_by_file_[file] = SplitLines(text);

@@ -24,6 +24,9 @@ struct SourceLocation {
 
 enum class Severity { kError, kWarning, kNote };
 
+// "error", "warning" or "note".
+const char* SeverityName(Severity s);
+
 struct Diagnostic {
   SourceLocation location;
   Severity severity = Severity::kError;

@@ -838,25 +838,6 @@ class Context {
   mutable std::optional<Json> json_;
 };
 
-// The value at path.steps[first...] in `root`, or null.
-const Json* FindFrom(const Json& root, const Path& path, size_t first) {
-  const Json* at = &root;
-  for (size_t i = first; i < path.steps.size(); ++i) {
-    const auto& step = path.steps[i];
-    if (const auto* name = std::get_if<std::string>(&step)) {
-      if (!at->is_object()) return nullptr;
-      auto it = at->find(*name);
-      if (it == at->end()) return nullptr;
-      at = &*it;
-    } else {
-      size_t index = std::get<size_t>(step);
-      if (!at->is_array() || index >= at->size()) return nullptr;
-      at = &(*at)[index];
-    }
-  }
-  return at;
-}
-
 bool StepIs(const Path& path, size_t i, const char* name) {
   const auto* s = std::get_if<std::string>(&path.steps[i]);
   return s && *s == name;
@@ -947,10 +928,10 @@ class Run {
   const Json* FindInContext(const Path& path, const Context& context) const {
     if (path.steps.size() >= 2 && StepIs(path, 0, "Execution") &&
         StepIs(path, 1, "Input"))
-      return FindFrom(execution_input_, path, 2);
+      return Find(execution_input_, path, 2);
     if (context.item() && path.steps.size() >= 3 && StepIs(path, 0, "Map") &&
         StepIs(path, 1, "Item") && StepIs(path, 2, "Value"))
-      return FindFrom(context.item()->value, path, 3);
+      return Find(context.item()->value, path, 3);
     return Find(context.json(), path);
   }
 

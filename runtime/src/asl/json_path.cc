@@ -47,9 +47,10 @@ std::optional<Path> ParsePath(const std::string& text) {
 }
 
 const nlohmann::ordered_json* Find(const nlohmann::ordered_json& root,
-                                   const Path& path) {
+                                   const Path& path, size_t first) {
   const nlohmann::ordered_json* at = &root;
-  for (const auto& step : path.steps) {
+  for (size_t i = first; i < path.steps.size(); ++i) {
+    const auto& step = path.steps[i];
     if (const auto* name = std::get_if<std::string>(&step)) {
       if (!at->is_object()) return nullptr;
       auto it = at->find(*name);

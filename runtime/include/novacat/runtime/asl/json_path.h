@@ -22,9 +22,10 @@ struct Path {
 // supports (wildcards, filters and slices are not).
 std::optional<Path> ParsePath(const std::string& text);
 
-// The value at `path` in `root`, or null when a step is missing.
+// The value at `path` in `root`, or null when a step is missing. With
+// `first`, the steps before it are skipped (`root` is where they lead).
 const nlohmann::ordered_json* Find(const nlohmann::ordered_json& root,
-                                   const Path& path);
+                                   const Path& path, size_t first = 0);
 
 // Sets the value at `path` inside `root`, creating objects on the way
 // (ResultPath semantics). False when a step runs into a non-object value or
