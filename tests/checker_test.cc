@@ -7,20 +7,14 @@
 #include <map>
 
 #include "compiler.h"
+#include "in_memory_files.h"
 #include "load/spec_loader.h"
 
 namespace novacat {
 namespace {
 
-// Serves in-memory specs and the real governance file.
-FileReader Files(std::map<std::string, std::string> files) {
-  auto disk = DiskFileReader();
-  return [files, disk](const std::string& path) -> std::optional<std::string> {
-    auto it = files.find(path);
-    if (it != files.end()) return it->second;
-    return disk(path);
-  };
-}
+// In-memory specs over the real governance files.
+constexpr auto Files = testing::FilesOverDisk;
 
 std::string Diagnose(const std::string& text) {
   DiagnosticSink sink;

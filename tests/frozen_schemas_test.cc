@@ -9,6 +9,7 @@
 #include <map>
 
 #include "compiler.h"
+#include "in_memory_files.h"
 
 namespace novacat {
 namespace {
@@ -40,15 +41,8 @@ states:
 )";
 }
 
-// Serves `files`, then the disk (the governance).
-FileReader Files(std::map<std::string, std::string> files) {
-  auto disk = DiskFileReader();
-  return [files, disk](const std::string& path) -> std::optional<std::string> {
-    auto it = files.find(path);
-    if (it != files.end()) return it->second;
-    return disk(path);
-  };
-}
+// In-memory specs over the real governance files.
+constexpr auto Files = testing::FilesOverDisk;
 
 constexpr const char* kV1 = "schemas/events/t/v1.json";
 

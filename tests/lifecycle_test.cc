@@ -6,18 +6,13 @@
 #include <map>
 
 #include "compiler.h"
+#include "in_memory_files.h"
 
 namespace novacat {
 namespace {
 
-FileReader Files(std::map<std::string, std::string> files) {
-  auto disk = DiskFileReader();
-  return [files, disk](const std::string& path) -> std::optional<std::string> {
-    auto it = files.find(path);
-    if (it != files.end()) return it->second;
-    return disk(path);
-  };
-}
+// In-memory specs over the real governance files.
+constexpr auto Files = testing::FilesOverDisk;
 
 // A workflow on the seeds' governance with `states` (and `extra` keys).
 std::string Spec(

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 
 #include "emit/templates.h"
+#include "model/spec.h"
 
 namespace novacat {
 
@@ -31,22 +33,13 @@ std::string WorkflowNameProblem(const std::string& workflow) {
 }
 
 std::string ScaffoldSpec(const std::string& workflow, bool event_catalog) {
-  // annotate_nova -> AnnotateNova (the key's prefix) and "Annotate nova".
-  auto upper = [](char c) {
-    return static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  };
-  std::string pascal, title;
-  bool word_start = true;
-  for (char c : workflow) {
-    if (c == '_') {
-      word_start = true;
-      title += ' ';
-      continue;
-    }
-    pascal += word_start ? upper(c) : c;
-    title += title.empty() ? upper(c) : c;
-    word_start = false;
-  }
+  // annotate_nova -> "Annotate nova" (the title); the key's prefix is its
+  // PascalCase.
+  std::string title = workflow;
+  std::replace(title.begin(), title.end(), '_', ' ');
+  title[0] =
+      static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+  const std::string pascal = PascalCase(workflow);
   mustache::data data;
   data.set("workflow", workflow);
   data.set("pascal", pascal);

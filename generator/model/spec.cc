@@ -240,10 +240,10 @@ const State* WorkflowSpec::FindEnclosingMap(const std::string& n) const {
   return nullptr;
 }
 
-std::string WorkflowSpec::PascalName() const {
+std::string PascalCase(std::string_view name) {
   std::string out;
   bool upper = true;
-  for (char c : workflow) {
+  for (char c : name) {
     if (c == '_' || c == '-') {
       upper = true;
     } else {
@@ -255,5 +255,7 @@ std::string WorkflowSpec::PascalName() const {
   }
   return out;
 }
+
+std::string WorkflowSpec::PascalName() const { return PascalCase(workflow); }
 
 }  // namespace novacat

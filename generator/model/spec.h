@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -60,6 +61,9 @@ struct ConcurrencyLimit {
 };
 
 struct StateGraph;
+
+// "annotate_nova" (or "annotate-nova") -> "AnnotateNova".
+std::string PascalCase(std::string_view name);
 
 struct Governance {
   std::string file;
