@@ -8,14 +8,7 @@ gen=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_eq() {  # expect_eq NAME ACTUAL EXPECTED
-  if [ "$2" != "$3" ]; then
-    fail "$1"
-    diff <(printf '%s\n' "$3") <(printf '%s\n' "$2") | sed 's/^/    /'
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 repo=$work/repo
 mkdir -p "$repo"
@@ -70,8 +63,4 @@ expect_eq "job spec error exit" "$?" "2"
 expect_eq "job spec error annotation" "$(echo "$out" | grep title=event-catalog)" \
   "::error file=specs/refresh_references.yaml,line=35,col=3,endColumn=21,title=event-catalog::event 'refresh_references' is declared in the event catalog (specs/shared/events.yaml:16); name it here without 'fields'"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "CI recipe: all checks passed"
+finish "CI recipe: all checks passed"

@@ -7,15 +7,8 @@ set -u
 gen=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_eq() {  # expect_eq NAME ACTUAL EXPECTED
-  if [ "$2" != "$3" ]; then
-    fail "$1"
-    diff <(printf '%s\n' "$3") <(printf '%s\n' "$2") | sed 's/^/    /'
-  fi
-}
 
 # --version and --help.
 expect_eq "--version" "$("$gen" --version)" "novacat-gen 0.1.0"
@@ -211,8 +204,4 @@ expect_eq "new bad name message" "$(cat "$work/new.err")" \
 expect_eq "no SPEC exit" "$?" "106"
 expect_eq "no SPEC message" "$(head -n 1 "$work/new.err")" "SPEC is required"
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "all CLI tests passed"
+finish "all CLI tests passed"

@@ -67,11 +67,13 @@ TEST(DiagnosticFormatsTest, Sarif) {
     "runs": [{
       "tool": {"driver": {
         "name": "novacat-gen", "version": "0.1.0",
-        "informationUri": "docs/spec-format.md",
         "rules": [
-          {"id": "stale-file", "helpUri": "docs/spec-format.md#diagnostics"},
-          {"id": "unknown-key", "helpUri": "docs/spec-format.md#diagnostics"},
-          {"id": "unused-event", "helpUri": "docs/spec-format.md#diagnostics"}]}},
+          {"id": "stale-file",
+           "help": {"text": "See docs/spec-format.md, section Diagnostics."}},
+          {"id": "unknown-key",
+           "help": {"text": "See docs/spec-format.md, section Diagnostics."}},
+          {"id": "unused-event",
+           "help": {"text": "See docs/spec-format.md, section Diagnostics."}}]}},
       "results": [
         {"ruleId": "unknown-key", "level": "error",
          "message": {"text": "100% wrong:\nsee here"},

@@ -9,8 +9,7 @@ gen=$1
 cxx=${2:-g++}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 root=$(pwd)
 sed "s|^governance: .*|governance: $root/specs/shared/governance.yaml|" \
@@ -66,8 +65,4 @@ else
     { fail "the error does not name the stale method StoreAnnotation"; cat "$work/errors.txt"; }
 fi
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "generation gap holds"
+finish "generation gap holds"

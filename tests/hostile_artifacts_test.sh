@@ -11,8 +11,7 @@ gen=$1
 python=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 "$gen" -q --out "$work/out" --steps-dir "$work/steps" \
   tests/hostile/specs/hostile_text.yaml || fail "generation failed"
@@ -53,8 +52,4 @@ if [ -f "$work/out/hostile_text/README.md" ]; then
     fail "the docs lost the non-ASCII title"
 fi
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "hostile artifacts are well-formed"
+finish "hostile artifacts are well-formed"

@@ -7,16 +7,9 @@ set -u
 novacat=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 db=$work/cat.db
 
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-expect_eq() {  # expect_eq NAME ACTUAL EXPECTED
-  if [ "$2" != "$3" ]; then
-    fail "$1"
-    diff <(printf '%s\n' "$3") <(printf '%s\n' "$2") | sed 's/^/    /'
-  fi
-}
 # field FILE PYTHON-EXPRESSION-ON-d: prints the value (JSON output of run).
 field() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
 
@@ -157,8 +150,4 @@ expect_eq "for-each-nova with nova_id exit" "$?" "2"
 expect_eq "for-each-nova with nova_id message" "$(cat "$work/err")" \
   "novacat run: --for-each-nova gives each run its nova_id; --input may not set one"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "novacat run: all checks passed"
+finish "novacat run: all checks passed"

@@ -80,9 +80,13 @@ std::string Sarif(const std::vector<Diagnostic>& diagnostics,
   std::set<std::string> rule_ids;
   for (const auto& d : diagnostics) rule_ids.insert(d.rule);
   Json rules = Json::array();
+  // SARIF wants helpUri and informationUri absolute; the rules are documented
+  // in the repository, so the pointer is help text instead.
   for (const auto& id : rule_ids)
     rules.push_back(
-        {{"id", id}, {"helpUri", "docs/spec-format.md#diagnostics"}});
+        {{"id", id},
+         {"help",
+          {{"text", "See docs/spec-format.md, section Diagnostics."}}}});
   Json results = Json::array();
   for (const auto& d : diagnostics) {
     Json region = Json::object();
@@ -105,7 +109,6 @@ std::string Sarif(const std::vector<Diagnostic>& diagnostics,
                   {{"driver",
                     {{"name", "novacat-gen"},
                      {"version", version},
-                     {"informationUri", "docs/spec-format.md"},
                      {"rules", rules}}}}},
                  {"results", results}}}}};
   return log.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
