@@ -22,7 +22,8 @@
 #   store's repository, the outside sources): MakeSteps(env); without it,
 #   MakeSteps() takes nothing;
 # - registers the workflow's tests with ctest: its generated conformance
-#   tests (`ctest -R conformance`) and `workflow_<workflow>_asl`, its
+#   plan, run by conformance_<workflow> (cmake/conformance_main.cc and the
+#   compiled runner, novacat_testing; `ctest -R conformance`) and `workflow_<workflow>_asl`, its
 #   definition checked by the pinned asl-validator.
 # A Task added to the spec without its method in steps.hpp/steps.cpp fails
 # the build with the name of the missing method; a removed Task makes the
@@ -49,7 +50,7 @@ function(novacat_add_workflow)
   set(generated
     "${out}/${W_NAME}/${W_NAME}.hpp"
     "${out}/${W_NAME}/${W_NAME}.cpp"
-    "${out}/${W_NAME}/${W_NAME}_conformance_test.cpp"
+    "${out}/${W_NAME}/conformance.json"
     "${out}/${W_NAME}/statemachine.asl.json")
   set(steps "${steps_dir}/${W_NAME}/steps.hpp" "${steps_dir}/${W_NAME}/steps.cpp")
   # The first build creates the step logic; after that it is a source.
@@ -78,13 +79,20 @@ function(novacat_add_workflow)
     _novacat_add_lambda(${W_NAME} "${W_ENVIRONMENT}" "${W_LAMBDA_DATA}")
   endif()
   if(NOVACAT_BUILD_TESTS)
-    string(TOUPPER "${W_NAME}" upper)
     add_executable(conformance_${W_NAME}
-      "${out}/${W_NAME}/${W_NAME}_conformance_test.cpp")
+      ${PROJECT_SOURCE_DIR}/cmake/conformance_main.cc
+      "${out}/${W_NAME}/conformance.json")
     target_link_libraries(conformance_${W_NAME} PRIVATE
-      novacat_workflow_${W_NAME} novacat_testing GTest::gtest_main)
+      novacat_workflow_${W_NAME} novacat_testing)
     target_compile_definitions(conformance_${W_NAME} PRIVATE
-      "NOVACAT_${upper}_ASL=\"${out}/${W_NAME}/statemachine.asl.json\"")
+      NOVACAT_WORKFLOW=${W_NAME}
+      "NOVACAT_WORKFLOW_NAME=\"${W_NAME}\""
+      "NOVACAT_WORKFLOW_HEADER=\"${W_NAME}/${W_NAME}.hpp\""
+      "NOVACAT_PLAN_PATH=\"${out}/${W_NAME}/conformance.json\""
+      "NOVACAT_ASL_PATH=\"${out}/${W_NAME}/statemachine.asl.json\"")
+    # A changed plan relinks the binary, so that the cases are listed again.
+    set_target_properties(conformance_${W_NAME} PROPERTIES
+      LINK_DEPENDS "${out}/${W_NAME}/conformance.json")
     gtest_discover_tests(conformance_${W_NAME})
     add_test(NAME workflow_${W_NAME}_asl
       COMMAND "${PROJECT_SOURCE_DIR}/tests/tools/node_modules/.bin/asl-validator"

@@ -1,7 +1,9 @@
-// ConformanceEmitter: a spec →
-// generated/<workflow>/<workflow>_conformance_test.cpp, a GoogleTest file that
-// runs the workflow's generated ASL on the local executor and checks it against
-// the spec.
+// ConformanceEmitter: a spec → generated/<workflow>/conformance.json, the
+// workflow's conformance plan: the cases that run its generated ASL on the
+// local executor (and through the runtime host) and check it against the
+// spec. The plan is data; one compiled runner (runtime/testing/
+// conformance.h, started by cmake/conformance_main.cc) runs every
+// workflow's plan.
 //
 // The cases are derived from the spec, not written by hand:
 // - paths: a path to every outcome and quarantine reason, and enough paths
@@ -15,7 +17,6 @@
 //   success, a TERMINAL error (never retried), a QUARANTINE error (to the
 //   quarantine route when there is one), a timeout and Lambda throttling
 //   (retried on the same schedule).
-// The plan is JSON inside the file; runtime/testing/conformance.h runs it.
 #pragma once
 
 #include <string>
@@ -24,6 +25,7 @@
 
 namespace novacat {
 
-std::string EmitConformanceTests(const WorkflowSpec& spec);
+// The plan: {"generated_by", "workflow", "runner", "case_count", "cases"}.
+std::string EmitConformancePlan(const WorkflowSpec& spec);
 
 }  // namespace novacat

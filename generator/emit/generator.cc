@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "emit/asl_emitter.h"
 #include "emit/conformance_emitter.h"
 #include "emit/cpp_emitter.h"
@@ -21,7 +20,7 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
     const std::string base = spec->workflow + "/" + spec->workflow;
     files.Add(base + ".hpp", cpp.header, spec->workflow);
     files.Add(base + ".cpp", cpp.source, spec->workflow);
-    files.Add(base + "_conformance_test.cpp", EmitConformanceTests(*spec),
+    files.Add(spec->workflow + "/conformance.json", EmitConformancePlan(*spec),
               spec->workflow);
     files.Scaffold(spec->workflow + "/steps.hpp", cpp.steps_header);
     files.Scaffold(spec->workflow + "/steps.cpp", cpp.steps_source);
