@@ -11,7 +11,8 @@
 namespace {
 
 // A workflow of `tasks` domain Tasks in a chain between the builtins, with a
-// Choice every 10 Tasks, the shape of the seed specs at a larger scale.
+// Choice every 10 Tasks and a Map (one item Task with retries) every 50, the
+// shape of the seed specs at a larger scale.
 std::string SyntheticSpec(int tasks) {
   std::string s =
       "workflow: synthetic\n"
@@ -21,6 +22,8 @@ std::string SyntheticSpec(int tasks) {
       "      nova_id: {type: uuid, required: true}\n"
       "      correlation_id: {type: uuid}\n"
       "data:\n  flag: {type: boolean}\n"
+      "  entries: {type: array, items: {type: string}}\n"
+      "  entry_results: {type: array, items: {type: object}}\n"
       "outcomes:\n  DONE: done\n  SHORT: short\n"
       "idempotency:\n  key: \"Synthetic:{nova_id}:{schema_version}\"\n"
       "catch:\n  quarantine: QuarantineHandler\n  failure: "
@@ -34,7 +37,21 @@ std::string SyntheticSpec(int tasks) {
     std::string next = i + 1 < tasks ? fmt::format("Step{}", i + 1)
                                      : std::string("FinalizeJobRunSuccess");
     std::string outcome = i + 1 < tasks ? "" : ", outcome: DONE";
-    if (i % 10 == 9 && i + 1 < tasks) {
+    if (i % 50 == 24 && i + 1 < tasks) {
+      s += fmt::format(
+          "  Step{0}: {{type: Task, timeout: 20s, produces: [entries], next: "
+          "Map{0}}}\n"
+          "  Map{0}:\n    type: Map\n    items: entries\n"
+          "    item: {{name: entry, type: string}}\n"
+          "    carry: [nova_id]\n"
+          "    concurrency: reference_reconciliation\n"
+          "    max_items: 4\n    result: entry_results\n"
+          "    states:\n"
+          "      Item{0}: {{type: Task, timeout: 20s, retry: {{max_attempts: "
+          "2}}, end: true}}\n"
+          "    next: {1}\n",
+          i, next);
+    } else if (i % 10 == 9 && i + 1 < tasks) {
       s += fmt::format(
           "  Step{}: {{type: Task, timeout: 20s, produces: [flag], next: "
           "Check{}}}\n"
@@ -75,7 +92,7 @@ void BM_Generate(benchmark::State& state) {
     if (path == "specs/shared/governance.yaml") return governance;
     return std::nullopt;
   };
-  size_t bytes = 0;
+  size_t bytes = 0, plan_bytes = 0;
   for (auto _ : state) {
     novacat::DiagnosticSink sink;
     auto files = novacat::Compile({"specs/synthetic.yaml"}, read, sink);
@@ -84,10 +101,13 @@ void BM_Generate(benchmark::State& state) {
       return;
     }
     bytes = files->files().at("synthetic/statemachine.asl.json").content.size();
+    plan_bytes = files->files().at("synthetic/conformance.json").content.size();
     benchmark::DoNotOptimize(files);
   }
   state.SetItemsProcessed(state.iterations() * tasks);
   state.counters["asl_bytes"] = static_cast<double>(bytes);
+  // The conformance plan must grow linearly too (issue 13).
+  state.counters["plan_bytes"] = static_cast<double>(plan_bytes);
 }
 BENCHMARK(BM_Generate)
     ->Arg(100)

@@ -472,5 +472,36 @@ TEST(ScriptedHandlerTest, StarAnswersEveryTaskTheScriptDoesNotName) {
   EXPECT_THROW(none(a), ScriptError);
 }
 
+TEST(ScriptedHandlerTest, SetReturnsTheGivenStateWithTheFieldsSet) {
+  using Json = nlohmann::ordered_json;
+  ScriptedHandler handler(
+      Json::parse(R"({"*": [{"set": {"flag": true, "n": 2}}]})"));
+  // The Payload convention: the function gets the state in Payload.state.
+  TaskInvocation lambda{"A", "arn:aws:states:::lambda:invoke",
+                        Json::parse(R"({"FunctionName": "f",
+                      "Payload": {"state_name": "A",
+                                  "state": {"nova_id": "x", "n": 1}}})"),
+                        0, 0};
+  EXPECT_EQ(handler(lambda).result,
+            Json::parse(R"({"nova_id": "x", "n": 2, "flag": true})"));
+  // Any other resource: its input.
+  TaskInvocation other{"B", "r", Json::parse(R"({"m": 0})"), 0, 0};
+  EXPECT_EQ(handler(other).result,
+            Json::parse(R"({"m": 0, "flag": true, "n": 2})"));
+}
+
+TEST(ScriptedHandlerTest, CheckScriptNamesTheBadOutcome) {
+  using Json = nlohmann::ordered_json;
+  std::string error;
+  EXPECT_TRUE(CheckScript(Json::parse(R"({"A": [{"set": {}}]})"), &error));
+  EXPECT_FALSE(
+      CheckScript(Json::parse(R"({"A": [{"set": {}, "return": 1}]})"), &error));
+  EXPECT_EQ(
+      error,
+      R"(script["A"][0] needs exactly one of "return", "set" and "throw")");
+  EXPECT_FALSE(CheckScript(Json::parse(R"({"A": [{"set": 3}]})"), &error));
+  EXPECT_EQ(error, R"(script["A"][0].set must be an object of fields)");
+}
+
 }  // namespace
 }  // namespace novacat::runtime::asl

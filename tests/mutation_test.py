@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Mutation test of the generated conformance tests: each generated
 definition is mutated (drop a retrier, change an interval, point a Catch
-elsewhere, swap two Choice branches, remove a ResultPath, change
+elsewhere, swap two Choice branches, remove a ResultPath, change the Result
+of an outcome or quarantine-reason mark (plan-mode cases alone), change
 MaxConcurrency, rename a state) and the workflow's conformance binary must
 fail on every mutant. Prints each mutant's verdict and the mutation score.
 
@@ -16,6 +17,11 @@ import tempfile
 
 WORKFLOWS = ["initialize_nova", "discover_spectra_products", "refresh_references",
              "ingest_new_nova"]
+
+
+# A mutant whose description starts so runs the plan-mode cases alone
+# (NOVACAT_CONFORMANCE_PLAN_ONLY: the host-mode runs are skipped).
+PLAN_MODE = "[plan mode] "
 
 
 def states_of(machine):
@@ -70,6 +76,14 @@ def mutants(definition):
     if outcome_pass:
         yield f"remove the ResultPath of {outcome_pass}", mutate(
             outcome_pass, lambda st, s: s.pop("ResultPath"))
+    # The marks' Results, run in plan mode alone (PLAN_MODE): the scripted
+    # Tasks never return an outcome or a quarantine reason, so only the
+    # definition can give the one a case expects.
+    for field in ("outcome", "quarantine_reason"):
+        for _, name, state in states_of(definition):
+            if state["Type"] == "Pass" and state.get("ResultPath") == "$." + field:
+                yield f"{PLAN_MODE}change the Result of {name}", mutate(
+                    name, lambda st, s: s.update(Result=s["Result"] + "_MUTANT"))
     mapped = first(lambda s: s["Type"] == "Map")
     if mapped:
         yield f"change MaxConcurrency of {mapped}", mutate(
@@ -114,6 +128,8 @@ def main():
                 path = os.path.join(tmp, "mutant.json")
                 json.dump(mutant, open(path, "w"))
                 env = dict(os.environ, NOVACAT_CONFORMANCE_ASL=path)
+                if description.startswith(PLAN_MODE):
+                    env["NOVACAT_CONFORMANCE_PLAN_ONLY"] = "1"
                 run = subprocess.run([binary], capture_output=True, env=env)
                 total += 1
                 if run.returncode != 0:

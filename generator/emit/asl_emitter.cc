@@ -70,12 +70,13 @@ class AslBuilder {
         if (!t->outcome.empty()) {
           pass["Comment"] = fmt::format("Records outcome {}.", t->outcome);
           pass["Result"] = t->outcome;
-          pass["ResultPath"] = "$.outcome";
+          pass["ResultPath"] = fmt::format("$.{}", MarkStates::kOutcomeField);
         } else {
           pass["Comment"] = fmt::format("Records quarantine reason {}.",
                                         t->quarantine_reason);
           pass["Result"] = t->quarantine_reason;
-          pass["ResultPath"] = "$.quarantine_reason";
+          pass["ResultPath"] =
+              fmt::format("$.{}", MarkStates::kQuarantineReasonField);
         }
         pass["Next"] = t->target;
         entries.emplace_back(name, pass);

@@ -39,6 +39,17 @@ struct PathPlan {
   std::set<std::string> branches;  // "Choice#k" taken
 };
 
+// What one walk of a path tells every failure case of a Task on it, so
+// that a case costs its route, not its path (issue 13).
+struct PathIndex {
+  // A spec state → where the path first enters it.
+  std::unordered_map<std::string, size_t> position;
+  // Each PublishEvent state entered: (position, event).
+  std::vector<std::pair<size_t, std::string>> events;
+  // [i]: the last Finalize builtin before position i, or null.
+  std::vector<const State*> last_finalize;
+};
+
 // The plan's cases, a JSON array dumped with indent 1 (one space further in
 // inside the file's object). Each case is written when it is added and then
 // dropped: holding the whole plan as JSON costs far more than its text. The
@@ -91,6 +102,13 @@ class PlanBuilder {
         if (item.type == StateType::kTask) item_tasks_.push_back(item.name);
       }
     }
+    for (const auto& s : spec_.graph.states)
+      if (IsDomainTask(&s)) {
+        domain_tasks_.push_back(&s);
+        produced_.insert(s.produces.begin(), s.produces.end());
+      }
+    if (const EventDef* input = spec_.FindEvent(spec_.input_event))
+      for (const auto& f : input->fields) input_fields_.insert(f.name);
     duplicate_outcome_ = DuplicateOutcome();
   }
 
@@ -129,6 +147,7 @@ class PlanBuilder {
     // HostForPath of each chosen path, computed once: every failure case of
     // a Task on the path starts from it (AddFailureCases).
     std::map<const PathPlan*, std::optional<Json>> hosts;
+    std::map<const PathPlan*, std::string> case_names;
     for (const PathPlan* p : chosen) {
       std::string name =
           "path_" + (p->outcome.empty() ? "quarantined_" + p->quarantine_reason
@@ -142,6 +161,7 @@ class PlanBuilder {
         expect["quarantine_reason"] = p->quarantine_reason;
       Json c = Case(unique, *p, Script(*p), expect,
                     "Choice branches: " + Join(p->branches));
+      case_names[p] = unique;
       const std::optional<Json>& host = hosts[p] = HostForPath(*p);
       if (host) c["host"] = *host;
       cases.push_back(std::move(c));
@@ -154,11 +174,13 @@ class PlanBuilder {
     });
     std::set<std::string> covered;
     for (const PathPlan* p : chosen) {
+      std::optional<PathIndex> index;
       for (const auto& name : p->spec_states) {
         const State* s = FindState(name);
         if (!s || s->type != StateType::kTask || !covered.insert(name).second)
           continue;
-        AddFailureCases(*s, *p, hosts.at(p), cases);
+        if (!index) index = IndexPath(*p);
+        AddFailureCases(*s, *p, *index, case_names.at(p), hosts.at(p), cases);
       }
     }
     // Map states: concurrency on the virtual clock, and one item's
@@ -305,14 +327,56 @@ class PlanBuilder {
                 {"expect", std::move(expect)}};
   }
 
-  Json Input(const PathPlan& p) const { return p.doc; }
+  // A case that runs as the case `base` does but for the Tasks in `script`
+  // (conformance.h: "base").
+  static Json BasedCase(const std::string& name, const std::string& base,
+                        Json script, Json expect, const std::string& note) {
+    return Json{{"name", name},
+                {"note", note},
+                {"base", base},
+                {"script", std::move(script)},
+                {"expect", std::move(expect)}};
+  }
 
-  // Every Task returns the path's document (the Payload convention: a Task
-  // returns the whole state), through the script's "*" entry; Map item
-  // Tasks return an empty item.
+  // The fields the definition's mark states write: no input or script
+  // holds them, so the outcome and quarantine reason a case expects come
+  // from the definition alone (a mutant of a mark's Result is caught).
+  static bool IsMarkField(const std::string& field) {
+    return field == MarkStates::kOutcomeField ||
+           field == MarkStates::kQuarantineReasonField;
+  }
+
+  // The path's input: its document without the mark fields and without
+  // what a domain Task produces (unless the input event declares it too).
+  Json Input(const PathPlan& p) const {
+    Json input = Json::object();
+    for (const auto& [field, value] : p.doc.items())
+      if (!IsMarkField(field) &&
+          (!produced_.count(field) || input_fields_.count(field)))
+        input[field] = value;
+    return input;
+  }
+
+  // How a Task of the path succeeds. As a function under the Payload
+  // convention does, it returns the state it was given with fields set: a
+  // domain Task only the fields it `produces` (those the path has), every
+  // other Task (the builtins) the path's input-level fields (the idempotency
+  // status the lock reports...); a Map item Task returns an empty item.
+  Json SuccessEntry(const PathPlan& p, const State& task) const {
+    if (EnclosingMap(task.name)) return {{"return", Json::object()}};
+    if (!IsDomainTask(&task)) return {{"set", Input(p)}};
+    Json set = Json::object();
+    for (const auto& field : task.produces)
+      if (p.doc.contains(field) && !IsMarkField(field))
+        set[field] = p.doc[field];
+    return {{"set", std::move(set)}};
+  }
+
   Json Script(const PathPlan& p) const {
     Json script = Json::object();
-    script["*"] = Json::array({{{"return", p.doc}}});
+    script["*"] = Json::array({{{"set", Input(p)}}});
+    for (const State* task : domain_tasks_)
+      script[task->name] = Json::array({SuccessEntry(p, *task)});
     for (const auto& name : item_tasks_)
       script[name] = Json::array({{{"return", Json::object()}}});
     return script;
@@ -622,9 +686,13 @@ class PlanBuilder {
     return end;
   }
 
-  // `base_host` is HostForPath(base): each case with a host part edits a
-  // copy of it.
+  // A failure case names its path's case, `base_name`, and holds only what
+  // differs from it (conformance.h: "base"): the failing Task's script and
+  // domain entries and its own expectations. So a plan grows with the
+  // number of Tasks, not with Tasks times the length of their paths.
+  // `base_host` is HostForPath(base), the base case's host part.
   void AddFailureCases(const State& task, const PathPlan& base,
+                       const PathIndex& index, const std::string& base_name,
                        const std::optional<Json>& base_host,
                        PlanWriter& cases) const {
     const bool in_map = EnclosingMap(task.name) != nullptr;
@@ -686,34 +754,47 @@ class PlanBuilder {
       }
       expect["waits"] = std::move(wait_list);
       expect["invocations"] = {{task.name, invocations}};
-      Json script = Script(base);
-      script[task.name] = outcomes;
-      Json c = Case(task.name + "_" + kind, base, script, expect, note);
+      Json c = BasedCase(task.name + "_" + kind, base_name,
+                         {{task.name, outcomes}}, expect, note);
       // Through the host: a domain Task's StepError (not Lambda's own
       // throttling or a timeout, which never reach the step logic).
       const std::string thrown = outcomes[0].value("throw", "");
       const bool step_error = thrown == "RetryableError" ||
                               thrown == "TerminalError" ||
                               thrown == "QuarantineError";
-      if (IsDomainTask(&task) && step_error && end) {
-        std::optional<Json> host = base_host;
-        std::vector<std::string> states =
-            FailureStates(base, task, end, end->in_item);
+      if (IsDomainTask(&task) && step_error && end && base_host) {
         const char* cls_name = cls == ErrorClass::kRetryable  ? "RETRYABLE"
                                : cls == ErrorClass::kTerminal ? "TERMINAL"
                                                               : "QUARANTINE";
-        std::optional<Json> jobrun =
-            JobRunAlong(states, base.outcome, cls_name);
-        if (host && jobrun) {
-          Json& domain = (*host)["domain"];
-          domain[task.name] = Json::array();
+        Json events;
+        std::optional<Json> jobrun;
+        if (end->in_item) {
+          // The rest of the path runs: a walk of it (Map item Tasks only).
+          std::vector<std::string> states = FailureStates(base, task);
+          jobrun = JobRunAlong(states, base.outcome, cls_name);
+          events = EventsAlong(states);
+        } else {
+          // The path up to the Task, from the index; then the route.
+          const size_t at = index.position.at(task.name);
+          jobrun = JobRunAlong(end->states, base.outcome, cls_name);
+          if (!jobrun && index.last_finalize[at])
+            jobrun = JobRunOf(*index.last_finalize[at], base.outcome, cls_name);
+          events = Json::array();
+          for (const auto& [position, event] : index.events)
+            if (position < at) events.push_back(event);
+          for (const auto& event : EventsAlong(end->states))
+            events.push_back(event);
+        }
+        if (jobrun) {
+          Json thrown_list = Json::array();
           for (const auto& o : outcomes)
-            domain[task.name].push_back(
+            thrown_list.push_back(
                 {{"throw", o["throw"]}, {"cause", o.value("cause", "")}});
-          (*host)["expect"] = {{"jobrun", *jobrun},
-                               {"events", EventsAlong(states)},
-                               {"attempts", {{task.name, invocations}}}};
-          c["host"] = std::move(*host);
+          c["host"] = {{"domain", {{task.name, std::move(thrown_list)}}},
+                       {"expect",
+                        {{"jobrun", *jobrun},
+                         {"events", std::move(events)},
+                         {"attempts", {{task.name, invocations}}}}}};
         }
       }
       cases.push_back(std::move(c));
@@ -721,7 +802,7 @@ class PlanBuilder {
     const int64_t timeout = task.timeout_seconds.value_or(
         task.retry && task.retry->timeout_seconds ? *task.retry->timeout_seconds
                                                   : 0);
-    const Json ok = in_map ? Json::object() : base.doc;
+    const Json ok = SuccessEntry(base, task);
     if (retryable) {
       add("retryable_exhausted",
           Json::array({{{"throw", retryable->error_name}, {"cause", "503"}}}),
@@ -733,34 +814,40 @@ class PlanBuilder {
           ErrorClass::kRetryable, waits, 1 + retries,
           "Lambda throttling is retried like a RETRYABLE error");
       if (timeout > 0) {
-        add("timeout",
-            Json::array({{{"return", ok}, {"seconds", timeout + 1}}}),
+        add("timeout", Json::array({[&] {
+              Json slow = ok;
+              slow["seconds"] = timeout + 1;
+              return slow;
+            }()}),
             ErrorClass::kRetryable, waits, 1 + retries,
             "a timeout is retried on the same schedule");
       }
     }
     if (retryable && retries > 0) {
       Json expect = {{"status", base.failed ? "FAILED" : "SUCCEEDED"},
-                     {"states", base.states},
+                     {"states", "base"},
                      {"waits", Json::array({waits[0]})},
                      {"invocations", {{task.name, 2}}}};
       if (!base.outcome.empty()) expect["outcome"] = base.outcome;
-      Json script = Script(base);
-      script[task.name] =
-          Json::array({{{"throw", retryable->error_name}}, {{"return", ok}}});
-      Json c = Case(task.name + "_retry_then_success", base, script, expect,
-                    "a RETRYABLE error, then success: the path goes on");
-      if (IsDomainTask(&task)) {
-        if (std::optional<Json> host = base_host) {
-          Json& entries = (*host)["domain"][task.name];
-          Json success =
-              entries.empty() ? Json{{"set", Json::object()}} : entries[0];
-          entries = Json::array(
-              {{{"throw", retryable->error_name}, {"cause", "503"}}, success});
-          (*host)["expect"]["attempts"] = {{task.name, 2}};
-          (*host)["expect"].erase("rerun_outcome");
-          c["host"] = std::move(*host);
-        }
+      Json c = BasedCase(
+          task.name + "_retry_then_success", base_name,
+          {{task.name, Json::array({{{"throw", retryable->error_name}}, ok})}},
+          expect, "a RETRYABLE error, then success: the path goes on");
+      if (IsDomainTask(&task) && base_host) {
+        const Json& domain = (*base_host)["domain"];
+        Json success = domain.contains(task.name) && !domain[task.name].empty()
+                           ? domain[task.name][0]
+                           : Json{{"set", Json::object()}};
+        Json host_expect = (*base_host)["expect"];
+        host_expect["attempts"] = {{task.name, 2}};
+        host_expect.erase("rerun_outcome");
+        host_expect.erase("rerun_domain_calls");
+        c["host"] = {
+            {"domain",
+             {{task.name, Json::array({{{"throw", retryable->error_name},
+                                        {"cause", "503"}},
+                                       success})}}},
+            {"expect", std::move(host_expect)}};
       }
       cases.push_back(std::move(c));
     }
@@ -871,21 +958,30 @@ class PlanBuilder {
                                   const std::string& failure_class) const {
     for (auto it = states.rbegin(); it != states.rend(); ++it) {
       const State* s = FindState(*it);
-      if (!s || s->type != StateType::kTask) continue;
-      switch (s->builtin) {
-        case Builtin::kFinalizeJobRunSuccess:
-          return Json{{"status", "SUCCEEDED"}, {"outcome", outcome}};
-        case Builtin::kFinalizeJobRunQuarantined:
-          return Json{{"status", "QUARANTINED"},
-                      {"error_classification", "QUARANTINE"}};
-        case Builtin::kFinalizeJobRunFailed:
-          return Json{{"status", "FAILED"},
-                      {"error_classification", failure_class}};
-        default:
-          break;
-      }
+      if (!s) continue;
+      if (std::optional<Json> jobrun = JobRunOf(*s, outcome, failure_class))
+        return jobrun;
     }
     return std::nullopt;
+  }
+
+  // The JobRun state `s` finalizes, when it is a Finalize builtin.
+  static std::optional<Json> JobRunOf(const State& s,
+                                      const std::string& outcome,
+                                      const std::string& failure_class) {
+    if (s.type != StateType::kTask) return std::nullopt;
+    switch (s.builtin) {
+      case Builtin::kFinalizeJobRunSuccess:
+        return Json{{"status", "SUCCEEDED"}, {"outcome", outcome}};
+      case Builtin::kFinalizeJobRunQuarantined:
+        return Json{{"status", "QUARANTINED"},
+                    {"error_classification", "QUARANTINE"}};
+      case Builtin::kFinalizeJobRunFailed:
+        return Json{{"status", "FAILED"},
+                    {"error_classification", failure_class}};
+      default:
+        return std::nullopt;
+    }
   }
 
   // The outcome a duplicate run records: the one of the rule that routes
@@ -974,28 +1070,37 @@ class PlanBuilder {
     return host;
   }
 
-  // The spec states a failure of `task` leads through: the base path up to
-  // the task, then (caught inside its Map item) the rest of the base path
-  // after the item, or the route to the end.
+  // The spec states a failure of Map item Task `task`, caught inside its
+  // item, leads through: the base path up to the task, then the rest of the
+  // base path after the item.
   std::vector<std::string> FailureStates(const PathPlan& base,
-                                         const State& task,
-                                         const std::optional<RouteEnd>& end,
-                                         bool caught_in_item) const {
+                                         const State& task) const {
     std::vector<std::string> out;
     size_t i = 0;
     for (; i < base.spec_states.size() && base.spec_states[i] != task.name; ++i)
       out.push_back(base.spec_states[i]);
-    if (caught_in_item) {
-      const State* map = EnclosingMap(task.name);
-      for (++i; i < base.spec_states.size(); ++i) {
-        const std::string& name = base.spec_states[i];
-        if (map->item_states->Find(name)) continue;
-        out.push_back(name);
-      }
-      return out;
+    const State* map = EnclosingMap(task.name);
+    for (++i; i < base.spec_states.size(); ++i) {
+      const std::string& name = base.spec_states[i];
+      if (map->item_states->Find(name)) continue;
+      out.push_back(name);
     }
-    if (end) out.insert(out.end(), end->states.begin(), end->states.end());
     return out;
+  }
+
+  PathIndex IndexPath(const PathPlan& p) const {
+    PathIndex index;
+    const State* last = nullptr;
+    for (size_t i = 0; i < p.spec_states.size(); ++i) {
+      index.last_finalize.push_back(last);
+      index.position.emplace(p.spec_states[i], i);
+      const State* s = FindState(p.spec_states[i]);
+      if (!s || s->type != StateType::kTask) continue;
+      if (s->builtin == Builtin::kPublishEvent)
+        index.events.emplace_back(i, s->event);
+      if (JobRunOf(*s, "", "")) last = s;
+    }
+    return index;
   }
 
   void AddMapCases(const State& map, const PathPlan& base,
@@ -1135,7 +1240,11 @@ class PlanBuilder {
   std::unordered_map<std::string, const State*> enclosing_map_;
   // The Map item Tasks, in spec order (Script's entries).
   std::vector<std::string> item_tasks_;
-  std::string duplicate_outcome_;  // DuplicateOutcome()
+  // The top-level domain Tasks, in spec order, and the fields they produce.
+  std::vector<const State*> domain_tasks_;
+  std::set<std::string> produced_;
+  std::set<std::string> input_fields_;  // the input event's
+  std::string duplicate_outcome_;       // DuplicateOutcome()
 };
 
 }  // namespace

@@ -18,10 +18,16 @@ bool CheckScript(const nlohmann::ordered_json& script, std::string* error) {
     for (size_t i = 0; i < it->size(); ++i) {
       const auto& o = (*it)[i];
       const std::string at = where + "[" + std::to_string(i) + "]";
-      const bool returns = o.is_object() && o.contains("return");
+      const int kinds = (o.is_object() && o.contains("return")) +
+                        (o.is_object() && o.contains("set")) +
+                        (o.is_object() && o.contains("throw"));
       const bool throws = o.is_object() && o.contains("throw");
-      if (returns == throws) {
-        *error = at + " needs exactly one of \"return\" and \"throw\"";
+      if (kinds != 1) {
+        *error = at + " needs exactly one of \"return\", \"set\" and \"throw\"";
+        return false;
+      }
+      if (o.contains("set") && !o["set"].is_object()) {
+        *error = at + ".set must be an object of fields";
         return false;
       }
       if (throws && !o["throw"].is_string()) {
@@ -29,8 +35,8 @@ bool CheckScript(const nlohmann::ordered_json& script, std::string* error) {
         return false;
       }
       for (auto k = o.begin(); k != o.end(); ++k) {
-        if (k.key() != "return" && k.key() != "throw" && k.key() != "cause" &&
-            k.key() != "seconds") {
+        if (k.key() != "return" && k.key() != "set" && k.key() != "throw" &&
+            k.key() != "cause" && k.key() != "seconds") {
           *error = at + " has an unknown key \"" + k.key() + "\"";
           return false;
         }
@@ -57,6 +63,20 @@ TaskOutcome ScriptedHandler::operator()(const TaskInvocation& call) {
   outcome.seconds = o.value("seconds", 0.0);
   if (o.contains("throw"))
     throw AslError(o["throw"].get<std::string>(), o.value("cause", ""));
+  if (o.contains("set")) {
+    // The function returns the state it was given with fields set: the
+    // Payload's "state" under the Payload convention, else the input.
+    const auto& input = call.input;
+    const bool payload = input.is_object() && input.contains("Payload") &&
+                         input["Payload"].is_object() &&
+                         input["Payload"].contains("state");
+    outcome.result = payload ? input["Payload"]["state"] : input;
+    if (!outcome.result.is_object())
+      outcome.result = nlohmann::ordered_json::object();
+    for (const auto& [field, value] : o["set"].items())
+      outcome.result[field] = value;
+    return outcome;
+  }
   outcome.result = o["return"];
   return outcome;
 }

@@ -394,7 +394,10 @@ void RunConformanceCase(std::string asl_path, const ConformanceCase& c,
   using Json = nlohmann::ordered_json;
   auto machine = LoadConformanceMachine(std::move(asl_path));
   ASSERT_TRUE(machine);
-  if (factory && c.body.contains("host")) {
+  // NOVACAT_CONFORMANCE_PLAN_ONLY: plan mode alone (the mutation test shows
+  // what the plan-mode cases catch by themselves).
+  const bool plan_only = std::getenv("NOVACAT_CONFORMANCE_PLAN_ONLY");
+  if (factory && c.body.contains("host") && !plan_only) {
     RunHostCase(*machine, factory, c);
     if (::testing::Test::HasFatalFailure()) return;
   }
@@ -451,19 +454,50 @@ void RunConformanceCase(std::string asl_path, const ConformanceCase& c,
   }
 }
 
-// One case of a plan, as GoogleTest runs it.
+// A case with a "base" runs as its base case does, but for what it states
+// itself (conformance.h).
+ConformanceCase WithBase(const ConformanceCase& c,
+                         const ConformanceCase& base) {
+  ConformanceCase out{c.name, c.body};
+  auto& body = out.body;
+  body.erase("base");
+  body["input"] = base.body["input"];
+  auto script = base.body["script"];
+  for (const auto& [task, entries] : c.body["script"].items())
+    script[task] = entries;
+  body["script"] = std::move(script);
+  if (body["expect"].value("states", nlohmann::ordered_json()) == "base")
+    body["expect"]["states"] = base.body["expect"]["states"];
+  if (c.body.contains("host")) {
+    const auto& base_host = base.body["host"];
+    auto& host = body["host"];
+    host["input"] = base_host["input"];
+    auto domain = base_host["domain"];
+    for (const auto& [task, entries] : c.body["host"]["domain"].items())
+      domain[task] = entries;
+    host["domain"] = std::move(domain);
+  }
+  return out;
+}
+
+// One case of a plan, as GoogleTest runs it; `base` is its base case or
+// null.
 class ConformanceTest : public ::testing::Test {
  public:
   ConformanceTest(const std::string* asl_path, const ConformanceCase* c,
-                  const BindingFactory* factory)
-      : asl_path_(asl_path), case_(c), factory_(factory) {}
+                  const ConformanceCase* base, const BindingFactory* factory)
+      : asl_path_(asl_path), case_(c), base_(base), factory_(factory) {}
   void TestBody() override {
-    RunConformanceCase(*asl_path_, *case_, *factory_);
+    if (base_)
+      RunConformanceCase(*asl_path_, WithBase(*case_, *base_), *factory_);
+    else
+      RunConformanceCase(*asl_path_, *case_, *factory_);
   }
 
  private:
   const std::string* asl_path_;
   const ConformanceCase* case_;
+  const ConformanceCase* base_;
   const BindingFactory* factory_;
 };
 
@@ -510,17 +544,34 @@ int RegisterConformanceSuite(const std::string& workflow,
       std::make_unique<BindingFactory>(std::move(binding_factory)));
   const std::string* path = paths.back().get();
   const BindingFactory* factory = factories.back().get();
+  std::map<std::string, const ConformanceCase*> by_name;
   int count = 0;
   for (auto& c : plan["cases"]) {
     cases.push_back(std::make_unique<ConformanceCase>(
         ConformanceCase{c["name"].get<std::string>(), std::move(c)}));
     const ConformanceCase* one = cases.back().get();
     const std::string name = "Case/" + one->name;
-    ::testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr,
-                            __FILE__, __LINE__,
-                            [path, one, factory]() -> ::testing::Test* {
-                              return new ConformanceTest(path, one, factory);
-                            });
+    const ConformanceCase* base = nullptr;
+    if (one->body.contains("base")) {
+      const std::string base_name = one->body["base"].get<std::string>();
+      auto it = by_name.find(base_name);
+      if (it == by_name.end()) {
+        const std::string why = plan_path + ": case '" + one->name +
+                                "' names base '" + base_name +
+                                "', which no earlier case is";
+        ::testing::RegisterTest(
+            suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+            [why]() -> ::testing::Test* { return new UnreadablePlan(why); });
+        continue;
+      }
+      base = it->second;
+    }
+    by_name[one->name] = one;
+    ::testing::RegisterTest(
+        suite.c_str(), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+        [path, one, base, factory]() -> ::testing::Test* {
+          return new ConformanceTest(path, one, base, factory);
+        });
     ++count;
   }
   return count;

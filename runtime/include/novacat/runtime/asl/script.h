@@ -1,7 +1,10 @@
 // Scripted Task handlers: for tests and `novacat simulate`. A script maps a
 // Task state's name to a list of outcomes, one per invocation of that state
 // (the last repeats): {"return": <JSON>} (the function's result; the Lambda
-// Payload for lambda:invoke), or {"throw": "<error name>", "cause": "..."},
+// Payload for lambda:invoke), {"set": {field: value...}} (the function
+// returns the state it was given, the Payload's "state" under the Payload
+// convention or else its input, with those fields set, as the host does
+// with a step's produced fields), or {"throw": "<error name>", "cause": "..."},
 // with an optional "seconds" (the invocation's duration on the virtual
 // clock). The key "*" gives the outcomes of every Task the script does not
 // name (counted per Task).

@@ -6,6 +6,14 @@
 // and item quarantine...). cmake/conformance_main.cc is the main of every
 // workflow's conformance binary: it registers the workflow's plan here.
 //
+// A case with "base": <an earlier case's name> runs as that case does but
+// for what it states itself: the base's input and script, its own script
+// entries replacing the base's of the same Task; with a host part, the
+// base's host input and domain, its own domain entries replacing the
+// base's. Its expectations are its own ("states": "base" expects the base's
+// states). Every Task's failure cases name their path's case so, and a plan
+// grows with the number of Tasks, not with Tasks times their paths' length.
+//
 // Plan mode: each case runs the generated ASL on the local executor with
 // its script answering every Task, and checks exactly: status, error,
 // outcome (output.outcome), quarantine_reason, states (the exact list
@@ -50,7 +58,8 @@ using BindingFactory = std::function<WorkflowBinding(DomainDispatch)>;
 // Registers one GoogleTest per case of the plan at `plan_path`, named
 // Plan/conformance_<workflow>.Case/<case name>, each running the definition
 // at `asl_path` (NOVACAT_CONFORMANCE_ASL overrides it: the mutation test
-// runs the same cases against mutants). Call it between
+// runs the same cases against mutants; NOVACAT_CONFORMANCE_PLAN_ONLY=1 skips
+// the host-mode runs, to show what plan mode catches alone). Call it between
 // ::testing::InitGoogleTest and RUN_ALL_TESTS. A plan that cannot be read,
 // or that is another workflow's, registers one test that fails saying so.
 // Returns the number of cases registered.
