@@ -490,7 +490,10 @@ def main():
                     f.write(governance)
                 with open(os.path.join(root, "example.yaml"), "w") as f:
                     f.write(text)
+                # The step scaffolds go to the temporary folder too, never
+                # into the checkout.
                 run = subprocess.run([generator, "-q", "-o", os.path.join(root, "out"),
+                                      "--steps-dir", os.path.join(root, "steps"),
                                       os.path.join(root, "example.yaml")],
                                      capture_output=True, text=True, check=False)
             report(run.returncode == 0 and not run.stderr.strip(),
