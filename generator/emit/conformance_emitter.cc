@@ -48,6 +48,9 @@ struct PathIndex {
   std::vector<std::pair<size_t, std::string>> events;
   // [i]: the last Finalize builtin before position i, or null.
   std::vector<const State*> last_finalize;
+  // A domain Task → its first answer in the path case's host part (an
+  // ordered_json object finds a key by a linear scan).
+  std::unordered_map<std::string, const nlohmann::ordered_json*> host_success;
 };
 
 // The plan's cases, a JSON array dumped with indent 1 (one space further in
@@ -115,7 +118,7 @@ class PlanBuilder {
   void Build(PlanWriter& cases) {
     std::vector<PathPlan> paths;
     PathPlan start;
-    Walk(spec_.graph.start, start, paths, 0);
+    Walk(spec_.graph.start, start, paths);
     // Prefer, for each outcome, a path a valid input can take (a required
     // input field steered absent cannot run through the host).
     std::stable_partition(paths.begin(), paths.end(), [&](const PathPlan& p) {
@@ -179,7 +182,13 @@ class PlanBuilder {
         const State* s = FindState(name);
         if (!s || s->type != StateType::kTask || !covered.insert(name).second)
           continue;
-        if (!index) index = IndexPath(*p);
+        if (!index) {
+          index = IndexPath(*p);
+          if (const std::optional<Json>& host = hosts.at(p))
+            for (const auto& [name, entries] : (*host)["domain"].items())
+              if (!entries.empty())
+                index->host_success.emplace(name, &entries[0]);
+        }
         AddFailureCases(*s, *p, *index, case_names.at(p), hosts.at(p), cases);
       }
     }
@@ -190,7 +199,7 @@ class PlanBuilder {
         const State* s = spec_.graph.Find(name);
         if (!s || s->type != StateType::kMap || !covered.insert(name).second)
           continue;
-        AddMapCases(*s, *p, cases);
+        AddMapCases(*s, *p, case_names.at(p), cases);
       }
     }
     if (std::optional<Json> c = InvalidInputCase(chosen)) cases.push_back(*c);
@@ -357,14 +366,23 @@ class PlanBuilder {
     return input;
   }
 
+  // What the builtins give the path: its input-level fields the input event
+  // does not declare (the idempotency status the lock reports, the run's
+  // id...). The input's own fields pass through untouched.
+  Json BuiltinFields(const PathPlan& p) const {
+    Json set = Input(p);
+    for (const auto& field : input_fields_) set.erase(field);
+    return set;
+  }
+
   // How a Task of the path succeeds. As a function under the Payload
   // convention does, it returns the state it was given with fields set: a
   // domain Task only the fields it `produces` (those the path has), every
-  // other Task (the builtins) the path's input-level fields (the idempotency
-  // status the lock reports...); a Map item Task returns an empty item.
+  // other Task (the builtins) BuiltinFields; a Map item Task returns an
+  // empty item.
   Json SuccessEntry(const PathPlan& p, const State& task) const {
     if (EnclosingMap(task.name)) return {{"return", Json::object()}};
-    if (!IsDomainTask(&task)) return {{"set", Input(p)}};
+    if (!IsDomainTask(&task)) return {{"set", BuiltinFields(p)}};
     Json set = Json::object();
     for (const auto& field : task.produces)
       if (p.doc.contains(field) && !IsMarkField(field))
@@ -372,13 +390,24 @@ class PlanBuilder {
     return {{"set", std::move(set)}};
   }
 
+  // The path's script: "*" for the builtins, an entry per domain Task the
+  // path enters, the Map item Tasks. Appended to the object's entries: an
+  // ordered_json object finds a key by a linear scan.
   Json Script(const PathPlan& p) const {
     Json script = Json::object();
-    script["*"] = Json::array({{{"set", Input(p)}}});
-    for (const State* task : domain_tasks_)
-      script[task->name] = Json::array({SuccessEntry(p, *task)});
+    auto& entries = script.get_ref<Json::object_t&>();
+    entries.emplace_back("*", Json::array({{{"set", BuiltinFields(p)}}}));
+    std::unordered_set<std::string> added;
+    for (const auto& name : p.spec_states) {
+      const State* task = FindState(name);
+      if (!IsDomainTask(task) || EnclosingMap(name) ||
+          !added.insert(name).second)
+        continue;
+      entries.emplace_back(name, Json::array({SuccessEntry(p, *task)}));
+    }
     for (const auto& name : item_tasks_)
-      script[name] = Json::array({{{"return", Json::object()}}});
+      if (added.insert(name).second)
+        entries.emplace_back(name, Json::array({{{"return", Json::object()}}}));
     return script;
   }
 
@@ -620,45 +649,68 @@ class PlanBuilder {
     return true;
   }
 
-  void Walk(const std::string& name, PathPlan p, std::vector<PathPlan>& out,
-            int depth) const {
-    if (static_cast<int>(out.size()) >= kMaxPaths ||
-        depth > static_cast<int>(spec_.graph.states.size()) * 2)
-      return;
-    const State* s = spec_.graph.Find(name);
-    if (!s) return;
-    p.states.push_back(s->name);
-    p.spec_states.push_back(s->name);
-    if (s->type == StateType::kMap && !EnterMap(*s, p)) return;
-    if (s->type == StateType::kChoice) {
-      for (size_t k = 0; k <= s->rules.size(); ++k) {
-        const Transition& t =
-            k < s->rules.size() ? s->rules[k].then : s->default_transition;
-        if (!t.present()) continue;
-        PathPlan branch = p;
-        if (!Steer(*s, k, branch)) continue;
-        branch.branches.insert(s->name + (k < s->rules.size()
-                                              ? "#rule" + std::to_string(k)
-                                              : std::string("#default")));
-        Take(t, branch);
-        Walk(t.target, std::move(branch), out, depth + 1);
+  // Every path from `start`, depth first (a Choice's rules in order, then
+  // its default), at most kMaxPaths. A loop with its own stack of the
+  // branches still to walk, not recursion: a chain of 10,000 states must
+  // not need 10,000 stack frames.
+  void Walk(const std::string& start, PathPlan first,
+            std::vector<PathPlan>& out) const {
+    struct Pending {
+      std::string name;
+      PathPlan p;
+      int depth = 0;
+    };
+    const int max_depth = static_cast<int>(spec_.graph.states.size()) * 2;
+    std::vector<Pending> stack;
+    stack.push_back({start, std::move(first), 0});
+    while (!stack.empty()) {
+      Pending w = std::move(stack.back());
+      stack.pop_back();
+      std::string name = std::move(w.name);
+      PathPlan p = std::move(w.p);
+      for (int depth = w.depth;; ++depth) {
+        if (static_cast<int>(out.size()) >= kMaxPaths || depth > max_depth)
+          break;
+        const State* s = spec_.graph.Find(name);
+        if (!s) break;
+        p.states.push_back(s->name);
+        p.spec_states.push_back(s->name);
+        if (s->type == StateType::kMap && !EnterMap(*s, p)) break;
+        if (s->type == StateType::kChoice) {
+          std::vector<Pending> branches;
+          for (size_t k = 0; k <= s->rules.size(); ++k) {
+            const Transition& t =
+                k < s->rules.size() ? s->rules[k].then : s->default_transition;
+            if (!t.present()) continue;
+            PathPlan branch = p;
+            if (!Steer(*s, k, branch)) continue;
+            branch.branches.insert(s->name + (k < s->rules.size()
+                                                  ? "#rule" + std::to_string(k)
+                                                  : std::string("#default")));
+            Take(t, branch);
+            branches.push_back({t.target, std::move(branch), depth + 1});
+          }
+          // The first branch is walked first.
+          for (auto it = branches.rbegin(); it != branches.rend(); ++it)
+            stack.push_back(std::move(*it));
+          break;
+        }
+        if (s->type == StateType::kFail) {
+          p.failed = true;
+          p.error = s->error;
+          p.terminal = s->name;
+          out.push_back(std::move(p));
+          break;
+        }
+        if (s->is_terminal() || !s->next.present()) {
+          p.terminal = s->name;
+          out.push_back(std::move(p));
+          break;
+        }
+        Take(s->next, p);
+        name = s->next.target;
       }
-      return;
     }
-    if (s->type == StateType::kFail) {
-      p.failed = true;
-      p.error = s->error;
-      p.terminal = s->name;
-      out.push_back(std::move(p));
-      return;
-    }
-    if (s->is_terminal() || !s->next.present()) {
-      p.terminal = s->name;
-      out.push_back(std::move(p));
-      return;
-    }
-    Take(s->next, p);
-    Walk(s->next.target, std::move(p), out, depth + 1);
   }
 
   // Where an error routed to `target` ends: the last state and the status.
@@ -834,9 +886,9 @@ class PlanBuilder {
           {{task.name, Json::array({{{"throw", retryable->error_name}}, ok})}},
           expect, "a RETRYABLE error, then success: the path goes on");
       if (IsDomainTask(&task) && base_host) {
-        const Json& domain = (*base_host)["domain"];
-        Json success = domain.contains(task.name) && !domain[task.name].empty()
-                           ? domain[task.name][0]
+        auto it = index.host_success.find(task.name);
+        Json success = it != index.host_success.end()
+                           ? *it->second
                            : Json{{"set", Json::object()}};
         Json host_expect = (*base_host)["expect"];
         host_expect["attempts"] = {{task.name, 2}};
@@ -932,7 +984,8 @@ class PlanBuilder {
           set[field] = SampleFor(field);
         }
       }
-      domain[name] = Json::array({{{"set", set}}});
+      domain.get_ref<Json::object_t&>().emplace_back(
+          name, Json::array({{{"set", set}}}));
     }
     return domain;
   }
@@ -1103,8 +1156,11 @@ class PlanBuilder {
     return index;
   }
 
+  // A Map's cases name their path's case, `base_name`, as the failure
+  // cases do: they change only the items (through the Task that produces
+  // them, or the input) and the item Tasks' answers.
   void AddMapCases(const State& map, const PathPlan& base,
-                   PlanWriter& cases) const {
+                   const std::string& base_name, PlanWriter& cases) const {
     const std::vector<std::string> walk = ItemWalk(*map.item_states);
     std::vector<const State*> tasks;
     for (const auto& name : walk) {
@@ -1139,18 +1195,41 @@ class PlanBuilder {
       starts.push_back(lanes[lane]);
       lanes[lane] += item_seconds;
     }
-    Json script = Script(p);
-    script["*"] = Json::array({{{"return", p.doc}}});
+    // Who gives the Map its items: the last domain Task before it that
+    // produces them, else the input.
+    const State* producer = nullptr;
+    for (const auto& name : base.spec_states) {
+      if (name == map.name) break;
+      const State* s = FindState(name);
+      if (IsDomainTask(s) && !EnclosingMap(name) &&
+          std::find(s->produces.begin(), s->produces.end(), map.items_field) !=
+              s->produces.end())
+        producer = s;
+    }
+    // The items as the case's own input or producer's answer (plan mode).
+    auto with_items = [&](Json script, Json& input) {
+      if (producer)
+        script[producer->name] = Json::array({SuccessEntry(p, *producer)});
+      else
+        input = {{map.items_field, p.doc[map.items_field]}};
+      return script;
+    };
+    Json script = Json::object();
     for (const State* t : tasks)
       script[t->name] =
           Json::array({{{"return", Json::object()}, {"seconds", 1}}});
+    Json input = Json::object();
+    script = with_items(std::move(script), input);
     Json expect = {{"status", base.failed ? "FAILED" : "SUCCEEDED"},
                    {"map_starts", {{map.name, starts}}}};
     if (!base.outcome.empty()) expect["outcome"] = base.outcome;
-    cases.push_back(Case(map.name + "_max_concurrency", p, script, expect,
-                         "MaxConcurrency " + std::to_string(concurrency) +
-                             ": item k starts when a lane is free (1: "
-                             "strictly in order)"));
+    Json c = BasedCase(map.name + "_max_concurrency", base_name,
+                       std::move(script), expect,
+                       "MaxConcurrency " + std::to_string(concurrency) +
+                           ": item k starts when a lane is free (1: "
+                           "strictly in order)");
+    if (!input.empty()) c["input"] = std::move(input);
+    cases.push_back(std::move(c));
 
     // One item quarantined by its first Task, the others complete.
     const State* first = tasks.front();
@@ -1172,9 +1251,18 @@ class PlanBuilder {
     if (!caught || !quarantine) return;
     constexpr int kQuarantineItems = 3;
     p.doc[map.items_field] = Json::array({item, item, item});
-    std::optional<Json> input = HostInput(p);
-    if (!input) return;
-    Json domain = HostDomain(p);
+    std::optional<Json> host_input = HostInput(p);
+    if (!host_input) return;
+    // The host part's own answers: the items' producer with three items,
+    // item 1's first Task throwing.
+    Json domain = Json::object();
+    Json host_input_items = Json::object();
+    if (producer) {
+      const Json all = HostDomain(p);
+      domain[producer->name] = all[producer->name];
+    } else {
+      host_input_items[map.items_field] = (*host_input)[map.items_field];
+    }
     domain[first->name + "[1]"] = Json::array(
         {{{"throw", quarantine->error_name}, {"cause", "malformed item"}}});
     // The item Attempts, exactly: items 0 and 2 run every Task of the walk;
@@ -1218,21 +1306,23 @@ class PlanBuilder {
     }
     std::optional<Json> jobrun = JobRunAlong(states, base.outcome, "");
     if (!jobrun) return;
-    Json host = {{"input", *input},
-                 {"domain", domain},
+    Json host = {{"domain", domain},
                  {"expect",
                   {{"jobrun", *jobrun},
                    {"events", EventsAlong(states)},
                    {"item_attempts", item_attempts}}}};
+    if (!host_input_items.empty()) host["input"] = host_input_items;
     Json qexpect = {{"status", base.failed ? "FAILED" : "SUCCEEDED"}};
     if (!base.outcome.empty()) qexpect["outcome"] = base.outcome;
-    Json qscript = Script(p);
-    Json c = Case(
-        map.name + "_item_quarantined", p, qscript, qexpect,
+    Json qinput = Json::object();
+    Json qscript = with_items(Json::object(), qinput);
+    Json q = BasedCase(
+        map.name + "_item_quarantined", base_name, std::move(qscript), qexpect,
         "item 1 is quarantined by " + first->name + "; items 0 and 2 complete");
-    c["host_only"] = true;
-    c["host"] = host;
-    cases.push_back(std::move(c));
+    if (!qinput.empty()) q["input"] = std::move(qinput);
+    q["host_only"] = true;
+    q["host"] = std::move(host);
+    cases.push_back(std::move(q));
   }
   const WorkflowSpec& spec_;
   MarkStates marks_;

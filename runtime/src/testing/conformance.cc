@@ -461,7 +461,10 @@ ConformanceCase WithBase(const ConformanceCase& c,
   ConformanceCase out{c.name, c.body};
   auto& body = out.body;
   body.erase("base");
-  body["input"] = base.body["input"];
+  auto input = base.body["input"];
+  const auto own_input = c.body.value("input", input.object());
+  for (const auto& [field, value] : own_input.items()) input[field] = value;
+  body["input"] = std::move(input);
   auto script = base.body["script"];
   for (const auto& [task, entries] : c.body["script"].items())
     script[task] = entries;
@@ -471,7 +474,12 @@ ConformanceCase WithBase(const ConformanceCase& c,
   if (c.body.contains("host")) {
     const auto& base_host = base.body["host"];
     auto& host = body["host"];
-    host["input"] = base_host["input"];
+    auto host_input = base_host["input"];
+    const auto own_host_input =
+        c.body["host"].value("input", host_input.object());
+    for (const auto& [field, value] : own_host_input.items())
+      host_input[field] = value;
+    host["input"] = std::move(host_input);
     auto domain = base_host["domain"];
     for (const auto& [task, entries] : c.body["host"]["domain"].items())
       domain[task] = entries;

@@ -7,12 +7,13 @@
 // workflow's conformance binary: it registers the workflow's plan here.
 //
 // A case with "base": <an earlier case's name> runs as that case does but
-// for what it states itself: the base's input and script, its own script
-// entries replacing the base's of the same Task; with a host part, the
-// base's host input and domain, its own domain entries replacing the
-// base's. Its expectations are its own ("states": "base" expects the base's
-// states). Every Task's failure cases name their path's case so, and a plan
-// grows with the number of Tasks, not with Tasks times their paths' length.
+// for what it states itself: the base's input and script, its own input
+// fields and script entries replacing the base's of the same name; with a
+// host part, the base's host input and domain, its own input fields and
+// domain entries replacing the base's. Its expectations are its own ("states":
+// "base" expects the base's states). Every Task's failure cases name their
+// path's case so, and a plan grows with the number of Tasks, not with Tasks
+// times their paths' length.
 //
 // Plan mode: each case runs the generated ASL on the local executor with
 // its script answering every Task, and checks exactly: status, error,
