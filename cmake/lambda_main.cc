@@ -29,19 +29,26 @@ int main() {
 #endif
   std::shared_ptr<void> steps;  // what `binding` dispatches to
   novacat::runtime::WorkflowBinding binding;
-  return lambda::RunLoop([&] {
-    services = lambda::Services::FromEnvironment(NOVACAT_WORKFLOW_NAME);
+  lambda::LoopOptions options;
+  // The governance's error names, known before initialization can fail.
+  options.errors =
+      novacat::NOVACAT_WORKFLOW::MakeBinding(novacat::runtime::DomainDispatch{})
+          .facts.errors;
+  return lambda::RunLoop(
+      [&] {
+        services = lambda::Services::FromEnvironment(NOVACAT_WORKFLOW_NAME);
 #if NOVACAT_LAMBDA_ENVIRONMENT
-    world = std::make_unique<novacat::workflows::SourcesWorld>(
-        services->table(), services->random(),
-        novacat::workflows::SourcesWorld::SourcesFromEnvironment());
-    auto made = novacat::NOVACAT_WORKFLOW::MakeSteps(world->env);
+        world = std::make_unique<novacat::workflows::SourcesWorld>(
+            services->table(), services->random(),
+            novacat::workflows::SourcesWorld::SourcesFromEnvironment());
+        auto made = novacat::NOVACAT_WORKFLOW::MakeSteps(world->env);
 #else
-    auto made = novacat::NOVACAT_WORKFLOW::MakeSteps();
+        auto made = novacat::NOVACAT_WORKFLOW::MakeSteps();
 #endif
-    binding = novacat::NOVACAT_WORKFLOW::MakeBinding(*made);
-    steps = std::move(made);
-    return lambda::WorkflowHandler(binding, services->host(),
-                                   &services->table());
-  });
+        binding = novacat::NOVACAT_WORKFLOW::MakeBinding(*made);
+        steps = std::move(made);
+        return lambda::WorkflowHandler(binding, services->host(),
+                                       &services->table());
+      },
+      options);
 }

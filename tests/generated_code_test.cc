@@ -81,7 +81,7 @@ TEST(GeneratedCodeTest, DispatcherRaisesTerminalErrors) {
     EXPECT_STREQ(e.what(),
                  "the document given to StoreAnnotation is invalid:\n"
                  "$.nova_id: must be a UUID\n");
-    EXPECT_STREQ(e.error_name(), "TerminalError");
+    EXPECT_STREQ(e.classification(), "TERMINAL");
   }
   EXPECT_THROW(
       annotate_nova::Dispatch(*steps, "StoreAnnotation",
@@ -90,6 +90,35 @@ TEST(GeneratedCodeTest, DispatcherRaisesTerminalErrors) {
   EXPECT_THROW(
       annotate_nova::Dispatch(*steps, "BeginJobRun", json::object(), context),
       runtime::TerminalError);
+}
+
+// The governance's facts reach the runtime through the binding: the log
+// fields (the governance's, then the spec's own; a name twice keeps its
+// first place, a when-known field also required is required) and the
+// error names.
+TEST(GeneratedCodeTest, BindingCarriesTheGovernanceFacts) {
+  const runtime::WorkflowFacts facts =
+      refresh_references::MakeBinding(runtime::DomainDispatch{}).facts;
+  EXPECT_EQ(
+      facts.log_spec.required,
+      (std::vector<std::string>{
+          "workflow_name", "execution_arn", "job_run_id", "state_name",
+          "attempt_number", "schema_version", "correlation_id", "nova_id"}));
+  EXPECT_EQ(
+      facts.log_spec.when_known,
+      (std::vector<std::string>{
+          "workflow_idempotency_key", "step_dedupe_key", "error_classification",
+          "error_fingerprint", "reference_source", "candidate_count",
+          "upsert_count", "link_count", "quarantined_count",
+          "discovery_date_old", "discovery_date_new"}));
+  EXPECT_EQ(facts.errors.retryable, "RetryableError");
+  EXPECT_EQ(facts.errors.terminal, "TerminalError");
+  EXPECT_EQ(facts.errors.quarantine, "QuarantineError");
+  EXPECT_EQ(facts.errors.also_retry,
+            (std::vector<std::string>{
+                "States.Timeout", "Lambda.ServiceException",
+                "Lambda.AWSLambdaException", "Lambda.SdkClientException",
+                "Lambda.TooManyRequestsException"}));
 }
 
 TEST(GeneratedCodeTest, KeyBuildersFollowTheSpecTemplates) {

@@ -725,8 +725,39 @@ class CppBuilder {
     data.set("input_defaults", "\"" + CppStringLiteral(defaults.dump()) + "\"");
     data.set("time_bucket_or_zero",
              std::to_string(spec_.time_bucket_seconds.value_or(0)));
-    data.set("log_required", StringList(spec_.log_required));
-    data.set("log_when_known", StringList(spec_.log_when_known));
+    // The governance's log fields, then the workflow's own: a name listed
+    // twice keeps its first place, a when-known field also required is
+    // required. The runtime lists none itself.
+    std::vector<std::string> required, when_known;
+    auto add = [](std::vector<std::string>& to, const std::string& name) {
+      if (std::find(to.begin(), to.end(), name) == to.end()) to.push_back(name);
+    };
+    const Governance* governance = spec_.governance.get();
+    if (governance)
+      for (const auto& name : governance->log_required) add(required, name);
+    for (const auto& name : spec_.log_required) add(required, name);
+    for (const auto* list : {governance ? &governance->log_when_known : nullptr,
+                             &spec_.log_when_known})
+      for (const auto& name : list ? *list : std::vector<std::string>())
+        if (std::find(required.begin(), required.end(), name) == required.end())
+          add(when_known, name);
+    data.set("log_required", StringList(required));
+    data.set("log_when_known", StringList(when_known));
+    // The governance's error names (the Lambda errorType of each class, the
+    // names retried like RETRYABLE).
+    auto class_name = [&](ErrorClass c) {
+      const ErrorClassDef* def =
+          governance ? governance->FindClass(c) : nullptr;
+      return "\"" + CppStringLiteral(def ? def->error_name : "") + "\"";
+    };
+    const ErrorClassDef* retryable =
+        governance ? governance->FindClass(ErrorClass::kRetryable) : nullptr;
+    data.set("error_names",
+             fmt::format("{}, {}, {}, {}", class_name(ErrorClass::kRetryable),
+                         class_name(ErrorClass::kTerminal),
+                         class_name(ErrorClass::kQuarantine),
+                         StringList(retryable ? retryable->also_retry
+                                              : std::vector<std::string>())));
     data.set("idempotency_call",
              spec_.idempotency_key.empty()
                  ? std::string("std::string()")

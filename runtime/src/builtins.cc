@@ -12,17 +12,13 @@ namespace {
 using json = nlohmann::json;
 using ordered_json = nlohmann::ordered_json;
 
-bool IsTaxonomyName(std::string_view name) {
-  return name == "RetryableError" || name == "TerminalError" ||
-         name == "QuarantineError";
-}
-
 // The cause a caught error's fingerprint is computed from: the message for
 // the taxonomy's own names (so it equals the raising Attempt's), the name
 // and the message otherwise (States.Timeout and States.Runtime differ).
 std::string FingerprintCause(std::string_view error_name,
-                             std::string_view message) {
-  if (IsTaxonomyName(error_name)) return std::string(message);
+                             std::string_view message,
+                             const ErrorNames& names) {
+  if (names.IsClassName(error_name)) return std::string(message);
   return std::string(error_name) + ": " + std::string(message);
 }
 
@@ -85,12 +81,12 @@ ErrorSummary ResolveCaughtError(const json& document, BuiltinContext& ctx) {
   json error = document.is_object() && document.contains("error")
                    ? document.at("error")
                    : json();
-  ErrorSummary summary =
-      SummarizeCaughtError(error, ctx.workflow.also_retryable);
+  ErrorSummary summary = SummarizeCaughtError(error, ctx.workflow.errors);
   const std::string* job_run_id = StringMember(document, "job_run_id");
   if (!job_run_id) return summary;
   std::optional<int64_t> item_index = IntegerMember(document, "map_item_index");
-  std::string cause = FingerprintCause(summary.error_name, summary.message);
+  std::string cause = FingerprintCause(summary.error_name, summary.message,
+                                       ctx.workflow.errors);
   const Attempt* best = nullptr;
   std::vector<Attempt> attempts =
       ctx.store.ListAttempts(*job_run_id, RunNovaId(document, ctx.workflow));
@@ -171,24 +167,15 @@ ordered_json ErrorSummary::ToJson() const {
   return out;
 }
 
-std::string ClassifyErrorName(std::string_view error_name,
-                              const std::vector<std::string>& also_retryable) {
-  if (error_name == "RetryableError") return "RETRYABLE";
-  if (error_name == "QuarantineError") return "QUARANTINE";
-  if (std::find(also_retryable.begin(), also_retryable.end(), error_name) !=
-      also_retryable.end())
-    return "RETRYABLE";
-  return "TERMINAL";
-}
-
 ErrorSummary SummarizeException(const std::exception& error,
-                                std::string_view state_name) {
+                                std::string_view state_name,
+                                const ErrorNames& names) {
   ErrorSummary summary;
   if (const auto* step = dynamic_cast<const StepError*>(&error)) {
-    summary.error_name = step->error_name();
+    summary.error_name = names.NameOf(step->error_class());
     summary.classification = step->classification();
   } else {
-    summary.error_name = "TerminalError";
+    summary.error_name = names.terminal;
     summary.classification = "TERMINAL";
   }
   summary.message = error.what();
@@ -198,8 +185,7 @@ ErrorSummary SummarizeException(const std::exception& error,
   return summary;
 }
 
-ErrorSummary SummarizeCaughtError(
-    const json& error, const std::vector<std::string>& also_retryable) {
+ErrorSummary SummarizeCaughtError(const json& error, const ErrorNames& names) {
   ErrorSummary summary;
   if (!error.is_object()) {
     summary.error_name = "Unknown";
@@ -220,11 +206,10 @@ ErrorSummary SummarizeCaughtError(
     if (const std::string* message = StringMember(parsed, "errorMessage"))
       summary.message = *message;
   }
-  summary.classification =
-      ClassifyErrorName(summary.error_name, also_retryable);
-  summary.fingerprint =
-      ErrorFingerprint(summary.classification, "",
-                       FingerprintCause(summary.error_name, summary.message));
+  summary.classification = names.Classify(summary.error_name);
+  summary.fingerprint = ErrorFingerprint(
+      summary.classification, "",
+      FingerprintCause(summary.error_name, summary.message, names));
   return summary;
 }
 
@@ -589,7 +574,8 @@ json AttemptRecorder::Run(const StepContext& context, const json& document,
   } catch (const std::exception& error) {
     try {
       if (std::optional<Attempt> attempt = make(document)) {
-        ErrorSummary summary = SummarizeException(error, context.state_name);
+        ErrorSummary summary =
+            SummarizeException(error, context.state_name, workflow_.errors);
         attempt->status = AttemptStatus::kFailed;
         attempt->error_name = summary.error_name;
         attempt->error_classification = summary.classification;

@@ -22,10 +22,11 @@ int64_t RequireInteger(const nlohmann::json& document, std::string_view field) {
   return it->get<int64_t>();
 }
 
-InvocationError DescribeFailure(const std::exception& error) {
+InvocationError DescribeFailure(const std::exception& error,
+                                const ErrorNames& names) {
   if (const auto* step = dynamic_cast<const StepError*>(&error))
-    return {step->error_name(), step->what()};
-  return {TerminalError("").error_name(), error.what()};
+    return {names.NameOf(step->error_class()), step->what()};
+  return {names.terminal, error.what()};
 }
 
 namespace {
@@ -135,7 +136,8 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
           done.Log(LogLevel::kInfo, "task succeeded", ids);
           return out;
         } catch (const StepError& e) {
-          ErrorSummary summary = SummarizeException(e, state_name);
+          ErrorSummary summary =
+              SummarizeException(e, state_name, binding.facts.errors);
           if (dedupe) ids["step_dedupe_key"] = *dedupe;
           ids["error_classification"] = summary.classification;
           ids["error_fingerprint"] = summary.fingerprint;

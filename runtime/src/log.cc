@@ -17,12 +17,6 @@ bool Contains(const std::vector<std::string>& list, std::string_view name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-void AppendUnique(std::vector<std::string>& list,
-                  const std::vector<std::string>& names) {
-  for (const auto& n : names)
-    if (!Contains(list, n)) list.push_back(n);
-}
-
 bool IsReserved(std::string_view key) {
   return key == "ts" || key == "level" || key == "message" ||
          key == "missing_required_fields";
@@ -50,18 +44,6 @@ std::vector<std::string> CaptureSink::lines() const {
 void CaptureSink::Clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   lines_.clear();
-}
-
-LogSpec LogSpec::ForWorkflow(const std::vector<std::string>& required,
-                             const std::vector<std::string>& when_known) {
-  LogSpec spec;
-  AppendUnique(spec.required, GovernanceRequiredLogFields());
-  AppendUnique(spec.required, required);
-  for (const auto* list : {&GovernanceWhenKnownLogFields(), &when_known})
-    for (const auto& n : *list)
-      if (!Contains(spec.required, n) && !Contains(spec.when_known, n))
-        spec.when_known.push_back(n);
-  return spec;
 }
 
 const char* LogLevelName(LogLevel level) {

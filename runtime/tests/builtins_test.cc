@@ -5,7 +5,9 @@
 #include <stdexcept>
 
 #include "novacat/runtime/errors.h"
+#include "novacat/runtime/host.h"
 #include "novacat/runtime/json_reader.h"
+#include "seed_error_names.h"
 
 namespace novacat::runtime {
 namespace {
@@ -82,8 +84,12 @@ WorkflowFacts InitializeNovaFacts() {
   facts.input_event = "initialize_nova";
   facts.nova_scoped = false;
   facts.time_bucket_seconds = 86400;
-  facts.log_spec = LogSpec::ForWorkflow(
-      {"candidate_name"}, {"normalized_candidate_name", "nova_id"});
+  facts.log_spec = LogSpec{
+      {"workflow_name", "execution_arn", "job_run_id", "state_name",
+       "attempt_number", "schema_version", "correlation_id", "candidate_name"},
+      {"workflow_idempotency_key", "step_dedupe_key", "error_classification",
+       "error_fingerprint", "normalized_candidate_name", "nova_id"}};
+  facts.errors = SeedErrorNames();
   // InitializeNova:{normalized_candidate_name}:{schema_version}:{time_bucket};
   // the lock comes before NormalizeCandidateName, so the host normalizes.
   facts.idempotency_key = [](const json& state, std::string_view bucket) {
@@ -102,7 +108,12 @@ WorkflowFacts DiscoverFacts() {
   facts.input_event = "DiscoverSpectraProducts";
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
-  facts.log_spec = LogSpec::ForWorkflow({"nova_id"}, {"provider"});
+  facts.log_spec =
+      LogSpec{{"workflow_name", "execution_arn", "job_run_id", "state_name",
+               "attempt_number", "schema_version", "correlation_id", "nova_id"},
+              {"workflow_idempotency_key", "step_dedupe_key",
+               "error_classification", "error_fingerprint", "provider"}};
+  facts.errors = SeedErrorNames();
   facts.idempotency_key = [](const json& state, std::string_view bucket) {
     return "DiscoverSpectraProducts:" + state.at("nova_id").get<std::string>() +
            ":1:" + std::string(bucket);
@@ -154,21 +165,36 @@ std::string What(const std::function<void()>& f) {
 
 // --- Error summaries -----------------------------------------------------
 
-TEST(ClassifyErrorNameTest, TaxonomyAlsoRetryAndTheRest) {
-  std::vector<std::string> also = WorkflowFacts{}.also_retryable;
-  EXPECT_EQ(ClassifyErrorName("RetryableError", also), "RETRYABLE");
-  EXPECT_EQ(ClassifyErrorName("TerminalError", also), "TERMINAL");
-  EXPECT_EQ(ClassifyErrorName("QuarantineError", also), "QUARANTINE");
-  EXPECT_EQ(ClassifyErrorName("States.Timeout", also), "RETRYABLE");
-  EXPECT_EQ(ClassifyErrorName("Lambda.TooManyRequestsException", also),
-            "RETRYABLE");
-  EXPECT_EQ(ClassifyErrorName("States.Runtime", also), "TERMINAL");
-  EXPECT_EQ(ClassifyErrorName("States.TaskFailed", also), "TERMINAL");
+TEST(ErrorNamesTest, TaxonomyAlsoRetryAndTheRest) {
+  const ErrorNames names = SeedErrorNames();
+  EXPECT_STREQ(names.Classify("RetryableError"), "RETRYABLE");
+  EXPECT_STREQ(names.Classify("TerminalError"), "TERMINAL");
+  EXPECT_STREQ(names.Classify("QuarantineError"), "QUARANTINE");
+  EXPECT_STREQ(names.Classify("States.Timeout"), "RETRYABLE");
+  EXPECT_STREQ(names.Classify("Lambda.TooManyRequestsException"), "RETRYABLE");
+  EXPECT_STREQ(names.Classify("States.Runtime"), "TERMINAL");
+  EXPECT_STREQ(names.Classify("States.TaskFailed"), "TERMINAL");
+  EXPECT_EQ(names.NameOf(ErrorClass::kQuarantine), "QuarantineError");
+}
+
+// Other governance names: the runtime knows only what it is given.
+TEST(ErrorNamesTest, RenamedClassesAreFollowed) {
+  const ErrorNames names{"TransientError", "FatalError", "ReviewError", {}};
+  EXPECT_STREQ(names.Classify("TransientError"), "RETRYABLE");
+  EXPECT_STREQ(names.Classify("RetryableError"), "TERMINAL");
+  EXPECT_STREQ(names.Classify("States.Timeout"), "TERMINAL");
+  EXPECT_EQ(DescribeFailure(RetryableError("503"), names).error_type,
+            "TransientError");
+  EXPECT_EQ(DescribeFailure(std::out_of_range("at"), names).error_type,
+            "FatalError");
+  EXPECT_EQ(SummarizeException(QuarantineError("two"), "S", names).error_name,
+            "ReviewError");
 }
 
 TEST(SummarizeTest, ExceptionsKeepTheirClass) {
-  ErrorSummary s = SummarizeException(
-      QuarantineError("3 novae match v1324 sco"), "CheckExistingNovaByName");
+  ErrorSummary s =
+      SummarizeException(QuarantineError("3 novae match v1324 sco"),
+                         "CheckExistingNovaByName", SeedErrorNames());
   EXPECT_EQ(
       s.ToJson().dump(),
       R"({"error_name":"QuarantineError","error_classification":"QUARANTINE",)"
@@ -178,7 +204,8 @@ TEST(SummarizeTest, ExceptionsKeepTheirClass) {
           R"(","failed_state":"CheckExistingNovaByName",)"
           R"("message":"3 novae match v1324 sco"})");
   // Outside the taxonomy: an internal invariant violation.
-  ErrorSummary other = SummarizeException(std::out_of_range("vector::at"), "S");
+  ErrorSummary other = SummarizeException(std::out_of_range("vector::at"), "S",
+                                          SeedErrorNames());
   EXPECT_EQ(other.error_name, "TerminalError");
   EXPECT_EQ(other.classification, "TERMINAL");
   EXPECT_EQ(other.fingerprint, ErrorFingerprint("TERMINAL", "S", "vector::at"));
@@ -189,7 +216,7 @@ TEST(SummarizeTest, CaughtLambdaErrorUsesErrorMessage) {
       {"Error", "RetryableError"},
       {"Cause",
        R"({"errorMessage":"HTTP 503 from SIMBAD","errorType":"RetryableError","stackTrace":[]})"}};
-  ErrorSummary s = SummarizeCaughtError(error, WorkflowFacts{}.also_retryable);
+  ErrorSummary s = SummarizeCaughtError(error, SeedErrorNames());
   EXPECT_EQ(
       s.ToJson().dump(),
       R"({"error_name":"RetryableError","error_classification":"RETRYABLE",)"
@@ -201,7 +228,7 @@ TEST(SummarizeTest, CaughtLambdaErrorUsesErrorMessage) {
 TEST(SummarizeTest, CaughtStatesErrorsKeepTheirNameInTheFingerprint) {
   json error = {{"Error", "States.Timeout"},
                 {"Cause", "Task timed out after 10 seconds"}};
-  ErrorSummary s = SummarizeCaughtError(error, WorkflowFacts{}.also_retryable);
+  ErrorSummary s = SummarizeCaughtError(error, SeedErrorNames());
   EXPECT_EQ(s.classification, "RETRYABLE");
   EXPECT_EQ(s.message, "Task timed out after 10 seconds");
   EXPECT_EQ(

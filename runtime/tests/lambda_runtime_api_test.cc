@@ -12,6 +12,7 @@
 #include "novacat/runtime/errors.h"
 #include "novacat/store/memory_table.h"
 #include "novacat/store/repository.h"
+#include "seed_error_names.h"
 
 namespace novacat::lambda {
 namespace {
@@ -63,7 +64,7 @@ TEST(RuntimeApiTest, AnswersEachInvocationOnItsEndpoint) {
           return R"({"ok":)" + invocation.payload + "}";
         };
       },
-      {Endpoint(server), 3});
+      {Endpoint(server), 3, runtime::SeedErrorNames()});
   EXPECT_EQ(status, 0);
   EXPECT_EQ(inits, 1);  // once per process, not per invocation
   EXPECT_EQ(traces,
@@ -98,7 +99,9 @@ TEST(RuntimeApiTest, TheStepSeesTheTimeLeftBeforeTheDeadline) {
     remaining = invocation.deadline_ms - NowMs();
     return std::string("{}");
   };
-  EXPECT_EQ(RunLoop([&] { return handler; }, {Endpoint(server), 1}), 0);
+  EXPECT_EQ(RunLoop([&] { return handler; },
+                    {Endpoint(server), 1, runtime::SeedErrorNames()}),
+            0);
   EXPECT_GT(remaining, 50000);
   EXPECT_LE(remaining, 60000);
 }
@@ -109,7 +112,7 @@ TEST(RuntimeApiTest, AFailedInitializationIsReportedOnTheInitEndpoint) {
       []() -> InvocationHandler {
         throw runtime::TerminalError("NOVACAT_TABLE_NAME is not set");
       },
-      {Endpoint(server), 1});
+      {Endpoint(server), 1, runtime::SeedErrorNames()});
   EXPECT_EQ(status, 1);
   auto requests = server.requests();
   ASSERT_EQ(requests.size(), 1u);
@@ -293,7 +296,8 @@ TEST(WorkflowHandlerTest, ForEachNovaRetryPublishesEveryEventAgain) {
     world.Invoke(R"({"for_each": "nova"})", bus, &world.table);
     ADD_FAILURE() << "no RetryableError";
   } catch (const runtime::RetryableError& e) {
-    EXPECT_EQ(runtime::DescribeFailure(e).error_type, "RetryableError");
+    EXPECT_EQ(runtime::DescribeFailure(e, runtime::SeedErrorNames()).error_type,
+              "RetryableError");
   }
   EXPECT_EQ(bus.published.size(), 1u);
   EXPECT_EQ(world.Invoke(R"({"for_each": "nova"})", bus, &world.table),

@@ -18,7 +18,7 @@ asl::TaskHandler MakeTaskHandler(const WorkflowBinding& binding,
                            static_cast<int64_t>(std::floor(call.now)));
       outcome.result = nlohmann::ordered_json::parse(result.dump());
     } catch (const std::exception& e) {
-      InvocationError error = DescribeFailure(e);
+      InvocationError error = DescribeFailure(e, binding.facts.errors);
       throw asl::AslError(error.error_type, error.message);
     }
     return outcome;

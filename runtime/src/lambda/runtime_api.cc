@@ -181,7 +181,8 @@ int RunLoop(const Initializer& init, const LoopOptions& options) {
     try {
       handler = init();
     } catch (const std::exception& e) {
-      runtime::InvocationError error = runtime::DescribeFailure(e);
+      runtime::InvocationError error =
+          runtime::DescribeFailure(e, options.errors);
       std::fprintf(stderr, "initialization failed: %s: %s\n",
                    error.error_type.c_str(), error.message.c_str());
       api.ReportInitError(error);
@@ -199,10 +200,10 @@ int RunLoop(const Initializer& init, const LoopOptions& options) {
       try {
         response = handler(invocation);
       } catch (const std::exception& e) {
-        failure = runtime::DescribeFailure(e);
+        failure = runtime::DescribeFailure(e, options.errors);
       } catch (...) {
-        failure = runtime::InvocationError{
-            runtime::TerminalError("").error_name(), "unknown exception"};
+        failure = runtime::InvocationError{options.errors.terminal,
+                                           "unknown exception"};
       }
       if (failure)
         api.ReportError(invocation.request_id, *failure);

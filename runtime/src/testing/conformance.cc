@@ -123,8 +123,10 @@ class HostRun {
     if (entry.contains("throw")) {
       const std::string name = entry["throw"];
       const std::string cause = entry.value("cause", "");
-      if (name == "RetryableError") throw RetryableError(cause);
-      if (name == "QuarantineError") throw QuarantineError(cause);
+      // The plan names the governance's errors; the binding knows them.
+      const ErrorNames& names = binding_.facts.errors;
+      if (name == names.retryable) throw RetryableError(cause);
+      if (name == names.quarantine) throw QuarantineError(cause);
       throw TerminalError(cause);
     }
     for (auto it = entry["set"].begin(); it != entry["set"].end(); ++it)

@@ -106,7 +106,7 @@ def main(publisher):
     run = subprocess.run([publisher, f"{unique}-missing", WORKFLOW, EVENT,
                           json.dumps(DOCUMENT)], env=env,
                          capture_output=True, text=True, timeout=30)
-    expected = (f"TerminalError: PutEvents {EVENT} to {unique}-missing: "
+    expected = (f"TERMINAL: PutEvents {EVENT} to {unique}-missing: "
                 f"EventBridge ResourceNotFoundException: Event bus "
                 f"{unique}-missing does not exist.")
     check(run.returncode == 2 and run.stderr.strip() == expected,

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     bus.Publish(argv[3], nlohmann::json::parse(argv[4]));
     return 0;
   } catch (const novacat::runtime::StepError& e) {
-    std::fprintf(stderr, "%s: %s\n", e.error_name(), e.what());
+    std::fprintf(stderr, "%s: %s\n", e.classification(), e.what());
     return e.error_class() == novacat::runtime::ErrorClass::kRetryable ? 1 : 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -66,6 +66,9 @@ struct LoopOptions {
   std::string endpoint;
   // Stop after this many invocations (tests); 0: never.
   int64_t max_invocations = 0;
+  // How failures are named to the Runtime API (the workflow's governance
+  // names: its binding's facts.errors).
+  runtime::ErrorNames errors;
 };
 
 // The custom runtime's main loop: initializes once, then answers

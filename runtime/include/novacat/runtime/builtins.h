@@ -126,11 +126,9 @@ struct WorkflowFacts {
   // How long an idempotency lock held by a run that never finalized (its
   // execution was aborted) keeps duplicates out. Longer than a run.
   int64_t lock_lease_seconds = 3600;
-  // Error names retried like RetryableError (governance also_retry); a
-  // caught error with one of these names is classified RETRYABLE.
-  std::vector<std::string> also_retryable = {
-      "States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException",
-      "Lambda.SdkClientException", "Lambda.TooManyRequestsException"};
+  // The governance's error names: what a failure reports, how a caught
+  // error is classified.
+  ErrorNames errors;
 };
 
 // One builtin invocation's world. Nothing in it is global; tests inject a
@@ -164,25 +162,20 @@ struct ErrorSummary {
   nlohmann::ordered_json ToJson() const;
 };
 
-// RETRYABLE for RetryableError and `also_retryable`, QUARANTINE for
-// QuarantineError, TERMINAL for everything else (States.Runtime, ...).
-std::string ClassifyErrorName(std::string_view error_name,
-                              const std::vector<std::string>& also_retryable);
-
 // An exception thrown by Task `state_name`. A StepError keeps its name and
 // class; any other exception is an internal invariant violation:
 // TerminalError (the host reports it to Step Functions under that name).
 ErrorSummary SummarizeException(const std::exception& error,
-                                std::string_view state_name);
+                                std::string_view state_name,
+                                const ErrorNames& names);
 
 // A caught error as a Catch's `ResultPath: $.error` leaves it: {"Error",
 // "Cause"}. A Cause that is Lambda's JSON ({"errorMessage", "errorType",
 // ...}) contributes its errorMessage. The state is unknown here, so the
 // fingerprint uses an empty state name; names outside the taxonomy are kept
 // in the fingerprinted cause ("States.Timeout: <cause>").
-ErrorSummary SummarizeCaughtError(
-    const nlohmann::json& error,
-    const std::vector<std::string>& also_retryable);
+ErrorSummary SummarizeCaughtError(const nlohmann::json& error,
+                                  const ErrorNames& names);
 
 // --- Builtin Tasks -------------------------------------------------------
 

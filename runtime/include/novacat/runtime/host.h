@@ -67,15 +67,16 @@ nlohmann::json HandleInvocation(
     std::function<int64_t()> remaining_ms = nullptr);
 
 // How a failed invocation is reported, locally and by Lambda alike: the
-// error name Retry and Catch match (the Lambda errorType: RetryableError,
-// TerminalError or QuarantineError for a StepError) and its message. Any
-// exception that is not a StepError is a TerminalError with its message:
-// a bug fails the run once, it never becomes a crash loop of retries.
+// error name Retry and Catch match (the Lambda errorType: the governance's
+// name of a StepError's class, from `names`) and its message. Any exception
+// that is not a StepError is TERMINAL with its message: a bug fails the run
+// once, it never becomes a crash loop of retries.
 struct InvocationError {
   std::string error_type;
   std::string message;
 };
-InvocationError DescribeFailure(const std::exception& error);
+InvocationError DescribeFailure(const std::exception& error,
+                                const ErrorNames& names);
 
 // Reads a string field of a state document for a key builder; TerminalError
 // when it is missing or not a string.

@@ -60,34 +60,15 @@ class CaptureSink : public LogSink {
   std::vector<std::string> lines_;
 };
 
-// Governance base fields (specs/shared/governance.yaml, log_fields).
-inline const std::vector<std::string>& GovernanceRequiredLogFields() {
-  static const std::vector<std::string> kFields = {
-      "workflow_name",  "execution_arn",  "job_run_id",    "state_name",
-      "attempt_number", "schema_version", "correlation_id"};
-  return kFields;
-}
-inline const std::vector<std::string>& GovernanceWhenKnownLogFields() {
-  static const std::vector<std::string> kFields = {
-      "workflow_idempotency_key", "step_dedupe_key", "error_classification",
-      "error_fingerprint"};
-  return kFields;
-}
-
-// Which fields a workflow's log lines carry.
+// Which fields a workflow's log lines carry: the governance's log_fields
+// followed by the workflow's own `logging`, merged by the generator into the
+// workflow's binding (facts.log_spec). The runtime lists none itself.
 struct LogSpec {
   // Every line must carry these (non-null).
   std::vector<std::string> required;
   // Lines carry these whenever the state document has them (null included:
   // a computed "no value", e.g. coordinate_match_min_sep_arcsec).
   std::vector<std::string> when_known;
-
-  // The governance base fields followed by the workflow's own (its
-  // `logging.required` / `logging.when_known`); a name listed twice is
-  // kept at its first place, and a when-known field that is also required
-  // is required.
-  static LogSpec ForWorkflow(const std::vector<std::string>& required,
-                             const std::vector<std::string>& when_known);
 };
 
 enum class LogLevel { kDebug, kInfo, kWarn, kError };

@@ -35,8 +35,8 @@ template <typename Error, typename F>
     return ::testing::AssertionSuccess();
   } catch (const StepError& e) {
     return ::testing::AssertionFailure()
-           << "threw " << e.error_name() << " (" << e.what() << "), expected "
-           << typeid(Error).name();
+           << "threw " << e.classification() << " (" << e.what()
+           << "), expected " << typeid(Error).name();
   } catch (const std::exception& e) {
     return ::testing::AssertionFailure()
            << "threw a non-taxonomy exception: " << e.what();
