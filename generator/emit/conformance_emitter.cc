@@ -7,6 +7,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
@@ -649,46 +650,109 @@ class PlanBuilder {
     return true;
   }
 
+  // A path's names as a persistent list, newest first: branches share their
+  // prefix, so a Choice costs its branches, not the length of the path
+  // before it (10,000 states with a Choice every ten copied paths of
+  // thousands of names a thousand times).
+  struct Trail {
+    std::string name;
+    std::shared_ptr<const Trail> parent;
+    // Frees the nodes no one else holds in a loop: the default, one
+    // destructor per node inside the next, recursed as deep as the path.
+    ~Trail() {
+      std::shared_ptr<const Trail> next = std::move(parent);
+      while (next && next.use_count() == 1) {
+        // Made non-const by Extend; only the last owner gets here.
+        std::shared_ptr<const Trail> after =
+            std::move(const_cast<Trail&>(*next).parent);
+        next = std::move(after);
+      }
+    }
+  };
+  using TrailPtr = std::shared_ptr<const Trail>;
+
+  // Moves `names` onto `trail`.
+  static void Extend(TrailPtr& trail, std::vector<std::string>& names) {
+    for (auto& name : names) {
+      auto node = std::make_shared<Trail>();
+      node->name = std::move(name);
+      node->parent = std::move(trail);
+      trail = std::move(node);
+    }
+    names.clear();
+  }
+  static std::vector<std::string> Unwind(const TrailPtr& trail) {
+    std::vector<std::string> names;
+    for (const Trail* t = trail.get(); t; t = t->parent.get())
+      names.push_back(t->name);
+    std::reverse(names.begin(), names.end());
+    return names;
+  }
+
   // Every path from `start`, depth first (a Choice's rules in order, then
   // its default), at most kMaxPaths. A loop with its own stack of the
   // branches still to walk, not recursion: a chain of 10,000 states must
-  // not need 10,000 stack frames.
+  // not need 10,000 stack frames. While a path is walked, its states,
+  // spec states and branches live in trails (PathPlan holds only the
+  // names not yet moved there); a finished path gets them back.
   void Walk(const std::string& start, PathPlan first,
             std::vector<PathPlan>& out) const {
     struct Pending {
       std::string name;
       PathPlan p;
+      TrailPtr states, spec_states, branches;
       int depth = 0;
     };
     const int max_depth = static_cast<int>(spec_.graph.states.size()) * 2;
+    auto finish = [&](Pending& w) {
+      Extend(w.states, w.p.states);
+      Extend(w.spec_states, w.p.spec_states);
+      w.p.states = Unwind(w.states);
+      w.p.spec_states = Unwind(w.spec_states);
+      for (auto& b : Unwind(w.branches)) w.p.branches.insert(std::move(b));
+      out.push_back(std::move(w.p));
+    };
     std::vector<Pending> stack;
-    stack.push_back({start, std::move(first), 0});
+    {
+      Pending w;
+      w.name = start;
+      w.p = std::move(first);
+      std::vector<std::string> branches(w.p.branches.begin(),
+                                        w.p.branches.end());
+      w.p.branches.clear();
+      Extend(w.branches, branches);
+      stack.push_back(std::move(w));
+    }
     while (!stack.empty()) {
       Pending w = std::move(stack.back());
       stack.pop_back();
-      std::string name = std::move(w.name);
-      PathPlan p = std::move(w.p);
-      for (int depth = w.depth;; ++depth) {
-        if (static_cast<int>(out.size()) >= kMaxPaths || depth > max_depth)
+      for (;; ++w.depth) {
+        Extend(w.states, w.p.states);
+        Extend(w.spec_states, w.p.spec_states);
+        if (static_cast<int>(out.size()) >= kMaxPaths || w.depth > max_depth)
           break;
-        const State* s = spec_.graph.Find(name);
+        const State* s = spec_.graph.Find(w.name);
         if (!s) break;
-        p.states.push_back(s->name);
-        p.spec_states.push_back(s->name);
-        if (s->type == StateType::kMap && !EnterMap(*s, p)) break;
+        w.p.states.push_back(s->name);
+        w.p.spec_states.push_back(s->name);
+        if (s->type == StateType::kMap && !EnterMap(*s, w.p)) break;
         if (s->type == StateType::kChoice) {
+          Extend(w.states, w.p.states);
+          Extend(w.spec_states, w.p.spec_states);
           std::vector<Pending> branches;
           for (size_t k = 0; k <= s->rules.size(); ++k) {
             const Transition& t =
                 k < s->rules.size() ? s->rules[k].then : s->default_transition;
             if (!t.present()) continue;
-            PathPlan branch = p;
-            if (!Steer(*s, k, branch)) continue;
-            branch.branches.insert(s->name + (k < s->rules.size()
-                                                  ? "#rule" + std::to_string(k)
-                                                  : std::string("#default")));
-            Take(t, branch);
-            branches.push_back({t.target, std::move(branch), depth + 1});
+            Pending branch{t.target,      w.p,        w.states,
+                           w.spec_states, w.branches, w.depth + 1};
+            if (!Steer(*s, k, branch.p)) continue;
+            std::vector<std::string> taken = {
+                s->name + (k < s->rules.size() ? "#rule" + std::to_string(k)
+                                               : std::string("#default"))};
+            Extend(branch.branches, taken);
+            Take(t, branch.p);
+            branches.push_back(std::move(branch));
           }
           // The first branch is walked first.
           for (auto it = branches.rbegin(); it != branches.rend(); ++it)
@@ -696,19 +760,19 @@ class PlanBuilder {
           break;
         }
         if (s->type == StateType::kFail) {
-          p.failed = true;
-          p.error = s->error;
-          p.terminal = s->name;
-          out.push_back(std::move(p));
+          w.p.failed = true;
+          w.p.error = s->error;
+          w.p.terminal = s->name;
+          finish(w);
           break;
         }
         if (s->is_terminal() || !s->next.present()) {
-          p.terminal = s->name;
-          out.push_back(std::move(p));
+          w.p.terminal = s->name;
+          finish(w);
           break;
         }
-        Take(s->next, p);
-        name = s->next.target;
+        Take(s->next, w.p);
+        w.name = s->next.target;
       }
     }
   }
