@@ -17,7 +17,7 @@ sed "s|^governance: .*|governance: $root/specs/shared/governance.yaml|" \
 
 generate() { "$gen" -q --out "$work/out" --steps-dir "$work/steps" "$1"; }
 compile() {  # compile the step logic (it instantiates Steps in MakeSteps)
-  "$cxx" -std=c++20 -fsyntax-only -I "$root/runtime/include" -I "$work/out" \
+  "$cxx" -std=c++20 -fsyntax-only -I "$root/runtime/include" -I "$root/vocabulary/include" -I "$work/out" \
     -I "$work/steps" "$work/steps/annotate_nova/steps.cpp" 2>"$work/errors.txt"
 }
 

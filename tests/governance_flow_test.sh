@@ -37,7 +37,7 @@ print(states["StoreAnnotation"]["Retry"][0]["ErrorEquals"][0])' "$asl")" \
   "TransientError"
 
 # shellcheck disable=SC2086 # the flags are words
-"$cxx" -std=c++20 $flags -I "$root/runtime/include" -I "$work/out" \
+"$cxx" -std=c++20 $flags -I "$root/runtime/include" -I "$root/vocabulary/include" -I "$work/out" \
   tests/governance_flow/driver.cc "$work/out/annotate_nova/annotate_nova.cpp" \
   "$executor_lib" "$runtime_lib" -lcrypto -o "$work/driver" \
   2>"$work/errors.txt" || { fail "the driver does not build"; cat "$work/errors.txt"; }

@@ -520,14 +520,14 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   };
   facts.validate_event = ValidateEvent;
   binding.builtins = {
-      runtime::BuiltinState{"BeginJobRun", "BeginJobRun", std::nullopt},
-      runtime::BuiltinState{"AcquireIdempotencyLock", "AcquireIdempotencyLock", std::nullopt},
-      runtime::BuiltinState{"PublishDatasetDiscoveredEvents", "PublishEvent", runtime::EventSpec{"DatasetDiscovered", {"nova_id", "dataset_id", "provider", "correlation_id"}, 1, runtime::EventSpec::ForEach{"new_dataset_ids", "dataset_id"}}},
-      runtime::BuiltinState{"QuarantineProvider", "QuarantineItem", std::nullopt},
-      runtime::BuiltinState{"PublishSpectraProductsDiscovered", "PublishEvent", runtime::EventSpec{"SpectraProductsDiscovered", {"nova_id", "correlation_id", "dataset_ids", "provider_summaries"}, 1, std::nullopt}},
-      runtime::BuiltinState{"FinalizeJobRunSuccess", "FinalizeJobRunSuccess", std::nullopt},
-      runtime::BuiltinState{"TerminalFailHandler", "TerminalFailHandler", std::nullopt},
-      runtime::BuiltinState{"FinalizeJobRunFailed", "FinalizeJobRunFailed", std::nullopt},
+      runtime::BuiltinState{"BeginJobRun", Builtin::kBeginJobRun, std::nullopt},
+      runtime::BuiltinState{"AcquireIdempotencyLock", Builtin::kAcquireIdempotencyLock, std::nullopt},
+      runtime::BuiltinState{"PublishDatasetDiscoveredEvents", Builtin::kPublishEvent, runtime::EventSpec{"DatasetDiscovered", {"nova_id", "dataset_id", "provider", "correlation_id"}, 1, runtime::EventSpec::ForEach{"new_dataset_ids", "dataset_id"}}},
+      runtime::BuiltinState{"QuarantineProvider", Builtin::kQuarantineItem, std::nullopt},
+      runtime::BuiltinState{"PublishSpectraProductsDiscovered", Builtin::kPublishEvent, runtime::EventSpec{"SpectraProductsDiscovered", {"nova_id", "correlation_id", "dataset_ids", "provider_summaries"}, 1, std::nullopt}},
+      runtime::BuiltinState{"FinalizeJobRunSuccess", Builtin::kFinalizeJobRunSuccess, std::nullopt},
+      runtime::BuiltinState{"TerminalFailHandler", Builtin::kTerminalFailHandler, std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunFailed", Builtin::kFinalizeJobRunFailed, std::nullopt},
   };
   binding.is_domain_task = IsDomainTask;
   binding.dispatch = std::move(dispatch);

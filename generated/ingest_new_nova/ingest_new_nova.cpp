@@ -221,13 +221,13 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   };
   facts.validate_event = ValidateEvent;
   binding.builtins = {
-      runtime::BuiltinState{"BeginJobRun", "BeginJobRun", std::nullopt},
-      runtime::BuiltinState{"AcquireIdempotencyLock", "AcquireIdempotencyLock", std::nullopt},
-      runtime::BuiltinState{"PublishRefreshReferences", "PublishEvent", runtime::EventSpec{"refresh_references", {"nova_id", "correlation_id"}, 1, std::nullopt}},
-      runtime::BuiltinState{"PublishDiscoverSpectraProducts", "PublishEvent", runtime::EventSpec{"DiscoverSpectraProducts", {"nova_id", "providers", "cursor", "correlation_id"}, 1, std::nullopt}},
-      runtime::BuiltinState{"FinalizeJobRunSuccess", "FinalizeJobRunSuccess", std::nullopt},
-      runtime::BuiltinState{"TerminalFailHandler", "TerminalFailHandler", std::nullopt},
-      runtime::BuiltinState{"FinalizeJobRunFailed", "FinalizeJobRunFailed", std::nullopt},
+      runtime::BuiltinState{"BeginJobRun", Builtin::kBeginJobRun, std::nullopt},
+      runtime::BuiltinState{"AcquireIdempotencyLock", Builtin::kAcquireIdempotencyLock, std::nullopt},
+      runtime::BuiltinState{"PublishRefreshReferences", Builtin::kPublishEvent, runtime::EventSpec{"refresh_references", {"nova_id", "correlation_id"}, 1, std::nullopt}},
+      runtime::BuiltinState{"PublishDiscoverSpectraProducts", Builtin::kPublishEvent, runtime::EventSpec{"DiscoverSpectraProducts", {"nova_id", "providers", "cursor", "correlation_id"}, 1, std::nullopt}},
+      runtime::BuiltinState{"FinalizeJobRunSuccess", Builtin::kFinalizeJobRunSuccess, std::nullopt},
+      runtime::BuiltinState{"TerminalFailHandler", Builtin::kTerminalFailHandler, std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunFailed", Builtin::kFinalizeJobRunFailed, std::nullopt},
   };
   binding.is_domain_task = IsDomainTask;
   binding.dispatch = std::move(dispatch);

@@ -365,14 +365,14 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   };
   facts.validate_event = ValidateEvent;
   binding.builtins = {
-      runtime::BuiltinState{"BeginJobRun", "BeginJobRun", std::nullopt},
-      runtime::BuiltinState{"AcquireIdempotencyLock", "AcquireIdempotencyLock", std::nullopt},
-      runtime::BuiltinState{"PublishIngestNewNova", "PublishEvent", runtime::EventSpec{"ingest_new_nova", {"nova_id", "correlation_id"}, 1, std::nullopt}},
-      runtime::BuiltinState{"FinalizeJobRunSuccess", "FinalizeJobRunSuccess", std::nullopt},
-      runtime::BuiltinState{"QuarantineHandler", "QuarantineHandler", std::nullopt},
-      runtime::BuiltinState{"FinalizeJobRunQuarantined", "FinalizeJobRunQuarantined", std::nullopt},
-      runtime::BuiltinState{"TerminalFailHandler", "TerminalFailHandler", std::nullopt},
-      runtime::BuiltinState{"FinalizeJobRunFailed", "FinalizeJobRunFailed", std::nullopt},
+      runtime::BuiltinState{"BeginJobRun", Builtin::kBeginJobRun, std::nullopt},
+      runtime::BuiltinState{"AcquireIdempotencyLock", Builtin::kAcquireIdempotencyLock, std::nullopt},
+      runtime::BuiltinState{"PublishIngestNewNova", Builtin::kPublishEvent, runtime::EventSpec{"ingest_new_nova", {"nova_id", "correlation_id"}, 1, std::nullopt}},
+      runtime::BuiltinState{"FinalizeJobRunSuccess", Builtin::kFinalizeJobRunSuccess, std::nullopt},
+      runtime::BuiltinState{"QuarantineHandler", Builtin::kQuarantineHandler, std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunQuarantined", Builtin::kFinalizeJobRunQuarantined, std::nullopt},
+      runtime::BuiltinState{"TerminalFailHandler", Builtin::kTerminalFailHandler, std::nullopt},
+      runtime::BuiltinState{"FinalizeJobRunFailed", Builtin::kFinalizeJobRunFailed, std::nullopt},
   };
   binding.is_domain_task = IsDomainTask;
   binding.dispatch = std::move(dispatch);

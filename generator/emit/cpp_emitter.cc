@@ -796,8 +796,8 @@ class CppBuilder {
           }
         }
         builtins.push_back(
-            fmt::format("runtime::BuiltinState{{\"{}\", \"{}\", {}}}", s.name,
-                        BuiltinName(s.builtin), event));
+            fmt::format("runtime::BuiltinState{{\"{}\", Builtin::k{}, {}}}",
+                        s.name, BuiltinName(s.builtin), event));
       }
     };
     visit(spec_.graph, visit);

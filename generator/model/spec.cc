@@ -40,25 +40,6 @@ const Field* RuntimeFieldDef(const std::string& name) {
   return nullptr;
 }
 
-const char* ErrorClassName(ErrorClass c) {
-  switch (c) {
-    case ErrorClass::kRetryable:
-      return "RETRYABLE";
-    case ErrorClass::kTerminal:
-      return "TERMINAL";
-    case ErrorClass::kQuarantine:
-      return "QUARANTINE";
-  }
-  return "TERMINAL";
-}
-
-std::optional<ErrorClass> ParseErrorClass(const std::string& name) {
-  if (name == "RETRYABLE") return ErrorClass::kRetryable;
-  if (name == "TERMINAL") return ErrorClass::kTerminal;
-  if (name == "QUARANTINE") return ErrorClass::kQuarantine;
-  return std::nullopt;
-}
-
 namespace {
 struct KindName {
   FieldKind kind;
@@ -71,20 +52,6 @@ constexpr KindName kKindNames[] = {
     {FieldKind::kDateTime, "date_time"}, {FieldKind::kArray, "array"},
     {FieldKind::kObject, "object"}};
 
-struct BuiltinEntry {
-  Builtin builtin;
-  const char* name;
-};
-constexpr BuiltinEntry kBuiltins[] = {
-    {Builtin::kBeginJobRun, "BeginJobRun"},
-    {Builtin::kAcquireIdempotencyLock, "AcquireIdempotencyLock"},
-    {Builtin::kFinalizeJobRunSuccess, "FinalizeJobRunSuccess"},
-    {Builtin::kFinalizeJobRunQuarantined, "FinalizeJobRunQuarantined"},
-    {Builtin::kFinalizeJobRunFailed, "FinalizeJobRunFailed"},
-    {Builtin::kTerminalFailHandler, "TerminalFailHandler"},
-    {Builtin::kQuarantineHandler, "QuarantineHandler"},
-    {Builtin::kQuarantineItem, "QuarantineItem"},
-    {Builtin::kPublishEvent, "PublishEvent"}};
 }  // namespace
 
 const char* FieldKindName(FieldKind k) {
@@ -115,24 +82,6 @@ const char* StateTypeName(StateType t) {
       return "Fail";
   }
   return "Pass";
-}
-
-const char* BuiltinName(Builtin b) {
-  for (const auto& e : kBuiltins)
-    if (e.builtin == b) return e.name;
-  return "";
-}
-
-std::optional<Builtin> ParseBuiltin(const std::string& name) {
-  for (const auto& e : kBuiltins)
-    if (name == e.name) return e.builtin;
-  return std::nullopt;
-}
-
-std::vector<std::string> BuiltinNames() {
-  std::vector<std::string> names;
-  for (const auto& e : kBuiltins) names.emplace_back(e.name);
-  return names;
 }
 
 const ErrorClassDef* Governance::FindClass(ErrorClass c) const {

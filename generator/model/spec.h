@@ -18,15 +18,10 @@
 #include <variant>
 #include <vector>
 
+#include "novacat/vocabulary.h"
 #include "support/diagnostics.h"
 
 namespace novacat {
-
-enum class ErrorClass { kRetryable, kTerminal, kQuarantine };
-
-// "RETRYABLE", "TERMINAL", "QUARANTINE".
-const char* ErrorClassName(ErrorClass c);
-std::optional<ErrorClass> ParseErrorClass(const std::string& name);
 
 struct ErrorClassDef {
   ErrorClass error_class = ErrorClass::kTerminal;
@@ -253,22 +248,8 @@ struct ChoiceRule {
 enum class StateType { kPass, kTask, kChoice, kMap, kSucceed, kFail };
 const char* StateTypeName(StateType t);
 
-// Tasks the runtime provides; every other Task is domain logic.
-enum class Builtin {
-  kNone,
-  kBeginJobRun,
-  kAcquireIdempotencyLock,
-  kFinalizeJobRunSuccess,
-  kFinalizeJobRunQuarantined,
-  kFinalizeJobRunFailed,
-  kTerminalFailHandler,
-  kQuarantineHandler,
-  kQuarantineItem,
-  kPublishEvent
-};
-const char* BuiltinName(Builtin b);
-std::optional<Builtin> ParseBuiltin(const std::string& name);
-std::vector<std::string> BuiltinNames();
+// ErrorClass and Builtin, with their names, are the vocabulary the
+// runtime shares (novacat/vocabulary.h).
 
 // Where a Task's errors go. Empty targets mean "not caught".
 struct CatchRoutes {

@@ -3,15 +3,7 @@
 namespace novacat::runtime {
 
 const char* StepError::classification() const {
-  switch (error_class_) {
-    case ErrorClass::kRetryable:
-      return "RETRYABLE";
-    case ErrorClass::kTerminal:
-      return "TERMINAL";
-    case ErrorClass::kQuarantine:
-      return "QUARANTINE";
-  }
-  return "TERMINAL";
+  return ErrorClassName(error_class_);
 }
 
 const std::string& ErrorNames::NameOf(ErrorClass error_class) const {

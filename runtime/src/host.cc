@@ -40,20 +40,31 @@ const BuiltinState* FindBuiltin(const WorkflowBinding& binding,
 
 nlohmann::json RunBuiltin(const BuiltinState& b, const nlohmann::json& doc,
                           BuiltinContext& ctx) {
-  if (b.builtin == "BeginJobRun") return BeginJobRun(doc, ctx);
-  if (b.builtin == "AcquireIdempotencyLock")
-    return AcquireIdempotencyLock(doc, ctx);
-  if (b.builtin == "PublishEvent") return PublishEvent(doc, ctx, *b.event);
-  if (b.builtin == "FinalizeJobRunSuccess")
-    return FinalizeJobRunSuccess(doc, ctx);
-  if (b.builtin == "FinalizeJobRunQuarantined")
-    return FinalizeJobRunQuarantined(doc, ctx);
-  if (b.builtin == "FinalizeJobRunFailed")
-    return FinalizeJobRunFailed(doc, ctx);
-  if (b.builtin == "TerminalFailHandler") return TerminalFailHandler(doc, ctx);
-  if (b.builtin == "QuarantineHandler") return QuarantineHandler(doc, ctx);
-  if (b.builtin == "QuarantineItem") return QuarantineItem(doc, ctx);
-  throw TerminalError("unknown builtin " + b.builtin);
+  switch (b.builtin) {
+    case Builtin::kBeginJobRun:
+      return BeginJobRun(doc, ctx);
+    case Builtin::kAcquireIdempotencyLock:
+      return AcquireIdempotencyLock(doc, ctx);
+    case Builtin::kPublishEvent:
+      if (!b.event)
+        throw TerminalError(b.state + ": PublishEvent without its event");
+      return PublishEvent(doc, ctx, *b.event);
+    case Builtin::kFinalizeJobRunSuccess:
+      return FinalizeJobRunSuccess(doc, ctx);
+    case Builtin::kFinalizeJobRunQuarantined:
+      return FinalizeJobRunQuarantined(doc, ctx);
+    case Builtin::kFinalizeJobRunFailed:
+      return FinalizeJobRunFailed(doc, ctx);
+    case Builtin::kTerminalFailHandler:
+      return TerminalFailHandler(doc, ctx);
+    case Builtin::kQuarantineHandler:
+      return QuarantineHandler(doc, ctx);
+    case Builtin::kQuarantineItem:
+      return QuarantineItem(doc, ctx);
+    case Builtin::kNone:
+      break;
+  }
+  throw TerminalError(b.state + " is not a builtin Task");
 }
 
 }  // namespace

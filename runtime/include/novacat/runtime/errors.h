@@ -11,9 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "novacat/vocabulary.h"
+
 namespace novacat::runtime {
 
-enum class ErrorClass { kRetryable, kTerminal, kQuarantine };
+using ::novacat::ErrorClass;
 
 // The governance's error vocabulary (specs/shared/governance.yaml,
 // error_classes), as the generator writes it into a workflow's binding

@@ -24,8 +24,8 @@ namespace novacat::runtime {
 // A builtin Task state of a workflow, from its spec.
 struct BuiltinState {
   std::string state;
-  std::string builtin;  // BeginJobRun, PublishEvent, QuarantineItem, ...
-  std::optional<EventSpec> event;  // PublishEvent only
+  Builtin builtin = Builtin::kNone;  // BeginJobRun, PublishEvent, ...
+  std::optional<EventSpec> event;    // PublishEvent only
 };
 
 // Runs a workflow's domain Task `state` on `document`: the generated
