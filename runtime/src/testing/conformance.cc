@@ -23,6 +23,8 @@
 #include "novacat/runtime/json_reader.h"
 #include "novacat/runtime/log.h"
 #include "novacat/runtime/store.h"
+#include "novacat/store/memory_table.h"
+#include "novacat/store/table_record_store.h"
 
 namespace novacat::runtime::testing {
 namespace {
@@ -100,7 +102,8 @@ class HostRun {
 
   int domain_calls() const { return domain_calls_; }
   const std::vector<Invocation>& invocations() const { return invocations_; }
-  MemoryStore& store() { return store_; }
+  store::TableRecordStore& store() { return store_; }
+  const store::MemoryTable& table() const { return table_; }
   CaptureSink& log() { return log_; }
   CaptureBus& bus() { return bus_; }
   const WorkflowBinding& binding() const { return binding_; }
@@ -136,7 +139,10 @@ class HostRun {
 
   Json script_;
   WorkflowBinding binding_;
-  MemoryStore store_;
+  // The store that ships (TableRecordStore) over the reference table: the
+  // cases certify its lock and JobRun rules.
+  store::MemoryTable table_;
+  store::TableRecordStore store_{table_};
   CaptureSink log_;
   CaptureBus bus_;
   SeededRandom random_{7};
@@ -200,11 +206,10 @@ void RunHostCase(const asl::StateMachine& machine,
   // One JobRun, final as expected.
   std::vector<JobRun> runs;
   std::set<std::string> seen;
-  for (const std::string& line : run.store().DumpItems()) {
-    Json item = Json::parse(line);
+  for (const store::Item& item : run.table().Scan()) {
     if (item.value("entity", "") != "JobRun") continue;
     Parsed<JobRun> parsed = JobRunFromItem(item);
-    ASSERT_TRUE(parsed.ok()) << line;
+    ASSERT_TRUE(parsed.ok()) << item.dump();
     if (seen.insert(parsed.value->job_run_id).second)
       runs.push_back(*parsed.value);
   }

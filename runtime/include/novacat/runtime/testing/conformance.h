@@ -23,7 +23,8 @@
 // started]}).
 //
 // Host mode: a case with a "host" part runs again through the runtime host
-// (host.h): the builtins are the real ones over a MemoryStore, a CaptureBus
+// (host.h): the builtins are the real ones over the store that ships
+// (TableRecordStore over a MemoryTable), a CaptureBus
 // and a CaptureSink, and only the domain Tasks are scripted ("domain":
 // {state or "state[item]": [{"set": {...}} | {"throw": name, "cause"}]},
 // the last entry repeating). It checks the expectations (the JobRun's final
