@@ -988,10 +988,10 @@ class PlanBuilder {
   //
   // A case with a "host" part runs a second time through the runtime host:
   // the builtins are the real ones (JobRun and Attempt records on a
-  // MemoryStore, events validated and captured, log lines captured) and
-  // only the domain Tasks are scripted: each returns its document with the
-  // fields it `produces` set, or throws. The runner then checks the records
-  // and the seeds' invariants (conformance.h).
+  // TableRecordStore over a MemoryTable, events validated and captured, log
+  // lines captured) and only the domain Tasks are scripted: each returns its
+  // document with the fields it `produces` set, or throws. The runner then
+  // checks the records and the seeds' invariants (conformance.h).
 
   bool IsDomainTask(const State* s) const {
     return s && s->type == StateType::kTask && s->builtin == Builtin::kNone;

@@ -8,12 +8,12 @@
 namespace novacat::runtime {
 
 inline ErrorNames SeedErrorNames() {
-  return ErrorNames{"RetryableError",
-                    "TerminalError",
-                    "QuarantineError",
-                    {"States.Timeout", "Lambda.ServiceException",
-                     "Lambda.AWSLambdaException", "Lambda.SdkClientException",
-                     "Lambda.TooManyRequestsException"}};
+  return ErrorNames{
+      "RetryableError",
+      "TerminalError",
+      "QuarantineError",
+      {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException",
+       "Lambda.SdkClientException", "Lambda.TooManyRequestsException"}};
 }
 
 }  // namespace novacat::runtime

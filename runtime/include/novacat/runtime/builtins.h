@@ -119,7 +119,8 @@ struct WorkflowFacts {
   bool nova_scoped = false;
   // The idempotency key's time bucket; 0 when the key has none.
   int64_t time_bucket_seconds = 0;
-  // The log fields (LogSpec::ForWorkflow of the spec's `logging`).
+  // The log fields: the governance's, then the spec's `logging` (merged
+  // by the generator).
   LogSpec log_spec;
   IdempotencyKeyBuilder idempotency_key;
   EventValidator validate_event;
