@@ -15,8 +15,10 @@ import subprocess
 import sys
 import tempfile
 
-WORKFLOWS = ["initialize_nova", "discover_spectra_products", "refresh_references",
-             "ingest_new_nova"]
+# The workflows: one per spec in specs/ (its file name is its workflow's
+# name), the list CMake builds too.
+SPECS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "specs")
+WORKFLOWS = sorted(f[:-len(".yaml")] for f in os.listdir(SPECS) if f.endswith(".yaml"))
 
 
 # A mutant whose description starts so runs the plan-mode cases alone
