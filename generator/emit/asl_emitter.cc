@@ -70,13 +70,12 @@ class AslBuilder {
         if (!t->outcome.empty()) {
           pass["Comment"] = fmt::format("Records outcome {}.", t->outcome);
           pass["Result"] = t->outcome;
-          pass["ResultPath"] = fmt::format("$.{}", MarkStates::kOutcomeField);
+          pass["ResultPath"] = "$.outcome";
         } else {
           pass["Comment"] = fmt::format("Records quarantine reason {}.",
                                         t->quarantine_reason);
           pass["Result"] = t->quarantine_reason;
-          pass["ResultPath"] =
-              fmt::format("$.{}", MarkStates::kQuarantineReasonField);
+          pass["ResultPath"] = "$.quarantine_reason";
         }
         pass["Next"] = t->target;
         entries.emplace_back(name, pass);

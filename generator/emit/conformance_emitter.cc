@@ -348,21 +348,12 @@ class PlanBuilder {
                 {"expect", std::move(expect)}};
   }
 
-  // The fields the definition's mark states write: no input or script
-  // holds them, so the outcome and quarantine reason a case expects come
-  // from the definition alone (a mutant of a mark's Result is caught).
-  static bool IsMarkField(const std::string& field) {
-    return field == MarkStates::kOutcomeField ||
-           field == MarkStates::kQuarantineReasonField;
-  }
-
-  // The path's input: its document without the mark fields and without
-  // what a domain Task produces (unless the input event declares it too).
+  // The path's input: its document without what a domain Task produces
+  // (unless the input event declares it too).
   Json Input(const PathPlan& p) const {
     Json input = Json::object();
     for (const auto& [field, value] : p.doc.items())
-      if (!IsMarkField(field) &&
-          (!produced_.count(field) || input_fields_.count(field)))
+      if (!produced_.count(field) || input_fields_.count(field))
         input[field] = value;
     return input;
   }
@@ -386,8 +377,7 @@ class PlanBuilder {
     if (!IsDomainTask(&task)) return {{"set", BuiltinFields(p)}};
     Json set = Json::object();
     for (const auto& field : task.produces)
-      if (p.doc.contains(field) && !IsMarkField(field))
-        set[field] = p.doc[field];
+      if (p.doc.contains(field)) set[field] = p.doc[field];
     return {{"set", std::move(set)}};
   }
 
@@ -596,17 +586,12 @@ class PlanBuilder {
 
   // ---- paths ------------------------------------------------------------
 
-  // Follows `t`. What it records also goes into the path's document: the
-  // Tasks after it return the whole state, which keeps it.
+  // Follows `t`. What it records stays out of the path's document: only
+  // the definition's mark state writes it, so no input or script holds it
+  // and a mutant of a mark's Result is caught.
   void Take(const Transition& t, PathPlan& p) const {
-    if (!t.outcome.empty()) {
-      p.outcome = t.outcome;
-      p.doc["outcome"] = t.outcome;
-    }
-    if (!t.quarantine_reason.empty()) {
-      p.quarantine_reason = t.quarantine_reason;
-      p.doc["quarantine_reason"] = t.quarantine_reason;
-    }
+    if (!t.outcome.empty()) p.outcome = t.outcome;
+    if (!t.quarantine_reason.empty()) p.quarantine_reason = t.quarantine_reason;
     std::string mark = marks_.NameOf(t);
     if (!mark.empty()) p.states.push_back(mark);
   }

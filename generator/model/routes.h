@@ -60,10 +60,6 @@ std::set<std::string> FieldsInScope(const WorkflowSpec& spec,
 // same mark leads to several targets.
 class MarkStates {
  public:
-  // The fields the mark states write (their ResultPath).
-  static constexpr const char* kOutcomeField = "outcome";
-  static constexpr const char* kQuarantineReasonField = "quarantine_reason";
-
   explicit MarkStates(const WorkflowSpec& spec);
   static bool Has(const Transition& t) {
     return !t.outcome.empty() || !t.quarantine_reason.empty();
