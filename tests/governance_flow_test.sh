@@ -6,9 +6,10 @@
 # ASL's retriers, the errors the host reports, the Attempts and the log
 # lines all follow the edit; the runtime lists none of it. Usage:
 # governance_flow_test.sh NOVACAT_GEN CXX "CXX_FLAGS" RUNTIME_LIB EXECUTOR_LIB
+# STORE_LIB
 # (run from the repository root).
 set -u
-gen=$1 cxx=$2 flags=$3 runtime_lib=$4 executor_lib=$5
+gen=$1 cxx=$2 flags=$3 runtime_lib=$4 executor_lib=$5 store_lib=$6
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -39,7 +40,7 @@ print(states["StoreAnnotation"]["Retry"][0]["ErrorEquals"][0])' "$asl")" \
 # shellcheck disable=SC2086 # the flags are words
 "$cxx" -std=c++20 $flags -I "$root/runtime/include" -I "$root/vocabulary/include" -I "$work/out" \
   tests/governance_flow/driver.cc "$work/out/annotate_nova/annotate_nova.cpp" \
-  "$executor_lib" "$runtime_lib" -lcrypto -o "$work/driver" \
+  "$executor_lib" "$store_lib" "$runtime_lib" -lcrypto -o "$work/driver" \
   2>"$work/errors.txt" || { fail "the driver does not build"; cat "$work/errors.txt"; }
 
 expect_eq "what the runtime did" "$("$work/driver" "$asl" 2>&1)" \

@@ -14,7 +14,8 @@
 #include "novacat/runtime/host.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/log.h"
-#include "novacat/runtime/store.h"
+#include "novacat/store/memory_table.h"
+#include "novacat/store/table_record_store.h"
 
 namespace novacat {
 namespace {
@@ -54,7 +55,8 @@ class WorkflowRunTest : public ::testing::Test {
 
   std::unique_ptr<annotate_nova::AnnotateNovaSteps> steps_;
   runtime::WorkflowBinding binding_;
-  runtime::MemoryStore store_;
+  store::MemoryTable table_;
+  store::TableRecordStore store_{table_};
   runtime::CaptureSink log_;
   runtime::CaptureBus bus_;
   runtime::SeededRandom random_{7};

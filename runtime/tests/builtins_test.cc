@@ -7,6 +7,8 @@
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/host.h"
 #include "novacat/runtime/json_reader.h"
+#include "novacat/store/memory_table.h"
+#include "novacat/store/table_record_store.h"
 #include "seed_error_names.h"
 
 namespace novacat::runtime {
@@ -122,8 +124,8 @@ WorkflowFacts DiscoverFacts() {
   return facts;
 }
 
-// A world for builtins: in-memory store, captured logs and events, seeded
-// identifiers and a virtual clock the test moves.
+// A world for builtins: the record store over an in-memory table, captured
+// logs and events, seeded identifiers and a virtual clock the test moves.
 struct World {
   explicit World(WorkflowFacts f) : facts(std::move(f)) {}
 
@@ -146,13 +148,24 @@ struct World {
     return out;
   }
 
+  // Every stored item, in (PK, SK) order.
+  std::vector<json> Items() const { return table.Scan(); }
+
   WorkflowFacts facts;
-  MemoryStore store;
+  store::MemoryTable table;
+  store::TableRecordStore store{table};
   CaptureSink log;
   CaptureBus bus;
   SeededRandom random{1};
   int64_t clock = kNow;
 };
+
+// Each line parsed: expected items, compared with what the table holds.
+std::vector<json> Parsed(const std::vector<std::string>& lines) {
+  std::vector<json> items;
+  for (const std::string& line : lines) items.push_back(json::parse(line));
+  return items;
+}
 
 std::string What(const std::function<void()>& f) {
   try {
@@ -265,14 +278,14 @@ TEST(BeginJobRunTest, StartsTheRun) {
                        {"correlation_id", kU1},
                        {"job_run_id", kU2}}));
   EXPECT_EQ(
-      w.store.DumpItems(),
-      std::vector<std::string>{
+      w.Items(),
+      Parsed(std::vector<std::string>{
           R"({"PK":"JOBRUN#7382d1e7-7ae6-459a-8561-d8057935c08e","SK":"META",)"
           R"("entity":"JobRun","job_run_id":"7382d1e7-7ae6-459a-8561-d8057935c08e",)"
           R"("workflow":"initialize_nova",)"
           R"("correlation_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
           R"("execution_arn":"arn:aws:states:us-east-1:1:execution:wf:e1",)"
-          R"("status":"STARTED","started_at":"2026-11-25T13:45:00Z"})"});
+          R"("status":"STARTED","started_at":"2026-11-25T13:45:00Z"})"}));
   EXPECT_EQ(
       w.log.lines(),
       std::vector<std::string>{
@@ -305,8 +318,8 @@ TEST(BeginJobRunTest, NovaScopedRunLivesUnderItsNova) {
       BeginJobRun({{"nova_id", kNova}, {"correlation_id", kCorrelation}}, ctx);
   EXPECT_EQ(out["job_run_id"], kU1);
   EXPECT_EQ(
-      w.store.DumpItems(),
-      std::vector<std::string>{
+      w.Items(),
+      Parsed(std::vector<std::string>{
           R"({"PK":"NOVA#0b0e6f4e-5d7c-4a8b-9c1d-2e3f4a5b6c7d",)"
           R"("SK":"JOBRUN#2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
           R"("entity":"JobRun","job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
@@ -314,7 +327,7 @@ TEST(BeginJobRunTest, NovaScopedRunLivesUnderItsNova) {
           R"("nova_id":"0b0e6f4e-5d7c-4a8b-9c1d-2e3f4a5b6c7d",)"
           R"("correlation_id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8",)"
           R"("execution_arn":"arn:aws:states:us-east-1:1:execution:wf:e1",)"
-          R"("status":"STARTED","started_at":"2026-11-25T13:45:00Z"})"});
+          R"("status":"STARTED","started_at":"2026-11-25T13:45:00Z"})"}));
 }
 
 TEST(BeginJobRunTest, InvalidInputIsTerminalAndWritesNothing) {
@@ -327,7 +340,7 @@ TEST(BeginJobRunTest, InvalidInputIsTerminalAndWritesNothing) {
             "$.candidate_name: is required\n"
             "$.correlation_id: must be a UUID\n"
             "$.name: is not a known property\n");
-  EXPECT_TRUE(w.store.DumpItems().empty());
+  EXPECT_TRUE(w.Items().empty());
   EXPECT_TRUE(w.log.lines().empty());
 }
 
@@ -441,7 +454,7 @@ TEST(AcquireIdempotencyLockTest, KeyBuilderFailuresAndMissingRunAreTerminal) {
             }),
             "AcquireIdempotencyLock: initialize_nova has no idempotency key "
             "builder");
-  EXPECT_TRUE(w.store.DumpItems().empty());
+  EXPECT_TRUE(w.Items().empty());
 }
 
 TEST(AcquireIdempotencyLockTest, BucketlessWorkflowGetsAnEmptyBucket) {
@@ -740,14 +753,14 @@ TEST(QuarantineItemTest, QuarantinesTheItemAndRecordsItsAttempt) {
           fingerprint +
           R"(","correlation_id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8",)"
           R"("started_at":"2026-11-25T13:45:01Z","ended_at":"2026-11-25T13:45:01Z"})"};
-  EXPECT_EQ(w.store.DumpItems(), items);
+  EXPECT_EQ(w.Items(), Parsed(items));
 
   // The host's recorder around QuarantineItem rewrites the same item.
   w.log.Clear();
   json again = recorder.Run(w.Step("QuarantineProvider"), item,
                             [&] { return QuarantineItem(item, ctx); });
   EXPECT_EQ(again, expected);
-  EXPECT_EQ(w.store.DumpItems(), items);
+  EXPECT_EQ(w.Items(), Parsed(items));
   EXPECT_EQ(
       w.log.lines(),
       std::vector<std::string>{
@@ -808,8 +821,8 @@ TEST(AttemptRecorderTest, OneAttemptPerInvocationIncludingRetries) {
   std::string corr =
       R"("correlation_id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8",)";
   EXPECT_EQ(
-      w.store.DumpItems(),
-      (std::vector<std::string>{
+      w.Items(),
+      Parsed(std::vector<std::string>{
           head + "1" + common + "1" + failed + corr +
               R"("started_at":"2026-11-25T13:45:00Z","ended_at":"2026-11-25T13:45:02Z",)"
               R"("dedupe_key":"Summary:1"})",
@@ -840,12 +853,11 @@ TEST(AttemptRecorderTest, BeginJobRunIsRecordedUnderTheRunItStarted) {
       R"("correlation_id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8",)"
       R"("started_at":"2026-11-25T13:45:00Z","ended_at":"2026-11-25T13:45:00Z"})");
   // Before any JobRun exists, a failed BeginJobRun records nothing.
-  MemoryStore& store = w.store;
-  size_t before = store.DumpItems().size();
+  size_t before = w.Items().size();
   EXPECT_THROW(recorder.Run(w.Step("BeginJobRun"), json::object(),
                             [&] { return BeginJobRun(json::object(), ctx); }),
                TerminalError);
-  EXPECT_EQ(store.DumpItems().size(), before);
+  EXPECT_EQ(w.Items().size(), before);
 }
 
 TEST(AttemptRecorderTest, ForeignExceptionsAreTerminalAndRethrownUnchanged) {
@@ -865,8 +877,9 @@ TEST(AttemptRecorderTest, ForeignExceptionsAreTerminalAndRethrownUnchanged) {
   EXPECT_EQ(attempts[0].correlation_id, kCorrelation);
 }
 
-class ThrottledStore : public MemoryStore {
+class ThrottledStore : public store::TableRecordStore {
  public:
+  using TableRecordStore::TableRecordStore;
   void PutAttempt(const Attempt&) override {
     throw RetryableError("DynamoDB ProvisionedThroughputExceededException");
   }
@@ -874,7 +887,8 @@ class ThrottledStore : public MemoryStore {
 
 TEST(AttemptRecorderTest, StoreFailuresNeverMaskTheTasksError) {
   WorkflowFacts facts = DiscoverFacts();
-  ThrottledStore store;
+  store::MemoryTable table;
+  ThrottledStore store(table);
   AttemptRecorder recorder(store, facts, [] { return kNow; });
   json state = {{"nova_id", kNova}, {"job_run_id", kU1}};
   StepContext step{
@@ -968,8 +982,8 @@ TEST(WholeRunTest, InitializeNovaExistsAndLaunchedWithARetry) {
            R"("started_at":")" + t + R"(","ended_at":")" + t + "\"}";
   };
   EXPECT_EQ(
-      w.store.DumpItems(),
-      (std::vector<std::string>{
+      w.Items(),
+      Parsed(std::vector<std::string>{
           ok("AcquireIdempotencyLock", 1, "2026-11-25T13:45:01Z"),
           ok("BeginJobRun", 1, "2026-11-25T13:45:00Z"),
           ok("CheckExistingNovaByName", 1, "2026-11-25T13:45:05Z"),
@@ -1239,7 +1253,7 @@ TEST(WholeRunTest, InvalidInputStillEndsWithAFailedJobRun) {
       cause,
       "the input event initialize_nova is invalid:\n"
       "$.candidate_name: is required\n$.correlation_id: must be a UUID\n");
-  EXPECT_TRUE(w.store.DumpItems().empty());
+  EXPECT_TRUE(w.Items().empty());
   json state = input;
   state["error"] = {{"Error", "TerminalError"}, {"Cause", cause}};
   w.clock += 1;

@@ -12,6 +12,7 @@
 #include "novacat/runtime/errors.h"
 #include "novacat/store/memory_table.h"
 #include "novacat/store/repository.h"
+#include "novacat/store/table_record_store.h"
 #include "seed_error_names.h"
 
 namespace novacat::lambda {
@@ -147,7 +148,8 @@ TEST(WorkflowHandlerTest, StepsSeeTheRemainingTime) {
     seen = context.RemainingMs();
     return document;
   };
-  runtime::MemoryStore store;
+  store::MemoryTable table;
+  store::TableRecordStore store(table);
   runtime::CaptureSink log;
   runtime::CaptureBus bus;
   runtime::SystemRandom random;
@@ -229,7 +231,8 @@ struct SweepWorld {
   }
   runtime::WorkflowBinding binding;
   store::MemoryTable table;
-  runtime::MemoryStore records;
+  store::MemoryTable record_table;
+  store::TableRecordStore records{record_table};
   runtime::CaptureSink log;
   runtime::SystemRandom random;
 };

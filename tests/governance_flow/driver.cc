@@ -19,7 +19,8 @@
 #include "novacat/runtime/builtins.h"
 #include "novacat/runtime/host.h"
 #include "novacat/runtime/log.h"
-#include "novacat/runtime/store.h"
+#include "novacat/store/memory_table.h"
+#include "novacat/store/table_record_store.h"
 
 int main(int argc, char** argv) {
   using namespace novacat::runtime;
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
          StepContext&) -> nlohmann::json {
         throw RetryableError("503 from the catalog");
       });
-  MemoryStore store;
+  novacat::store::MemoryTable table;
+  novacat::store::TableRecordStore store(table);
   CaptureSink log;
   CaptureBus bus;
   SeededRandom random{7};
@@ -56,8 +58,7 @@ int main(int argc, char** argv) {
           {"nova_id", "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c"},
           {"note", "bright"}},
       handler);
-  for (const std::string& line : store.DumpItems()) {
-    nlohmann::json item = nlohmann::json::parse(line);
+  for (const nlohmann::json& item : table.Scan()) {
     if (item.value("entity", "") == "Attempt" &&
         item.value("status", "") == "FAILED")
       std::cout << "attempt " << item.value("state_name", "") << " "

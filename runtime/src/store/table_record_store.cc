@@ -17,8 +17,8 @@ using runtime::TerminalError;
 
 Key ToKey(const ItemKey& key) { return {key.pk, key.sk}; }
 
-// The item as stored, or a TerminalError naming what is wrong with it (as
-// MemoryStore).
+// The item as stored, or a TerminalError naming what is wrong with it (a
+// corrupted table is not something a retry fixes).
 JobRun ReadJobRun(const Item& item) {
   runtime::Parsed<JobRun> parsed = runtime::JobRunFromItem(item);
   if (!parsed.ok())
@@ -131,7 +131,7 @@ LockResult TableRecordStore::AcquireLock(const std::string& key,
                                          const std::string& owner_job_run_id,
                                          int64_t now, int64_t lease_seconds) {
   Key item_key = ToKey(runtime::LockKey(key));
-  // The item MemoryStore writes, attribute for attribute.
+  // The lock item of runtime/store.h.
   Item item{{"PK", item_key.pk},
             {"SK", item_key.sk},
             {"entity", "Lock"},

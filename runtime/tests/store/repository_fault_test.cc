@@ -440,7 +440,7 @@ std::vector<FaultCase> Cases() {
              a.records.CompleteLock(kKey, kRunA, "DONE") ? "true" : "false");
        },
        {"true"}},
-      // MemoryStore's contract: releasing an absent lock answers false, so a
+      // The RecordStore contract: releasing an absent lock answers false, so a
       // retry after a landed release cannot say true. The item is gone
       // either way.
       {"ReleaseLock",

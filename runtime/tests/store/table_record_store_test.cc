@@ -1,18 +1,16 @@
-// runtime/tests/memory_store_test.cc's cases, run on MemoryStore and on
-// TableRecordStore over every test backend: TableRecordStore is a drop-in
-// for MemoryStore. Plus what only a table store has to show: the items are
-// exactly runtime::ToItem()'s, and racing clients (not threads sharing a
-// mutex) get exactly one winner.
+// The RecordStore contract (runtime/store.h) on TableRecordStore over every
+// test backend: the one implementation of the lock and JobRun rules. Plus
+// what only a table store has to show: the items are exactly
+// runtime::ToItem()'s, and racing clients (not threads sharing a mutex) get
+// exactly one winner.
 #include "novacat/store/table_record_store.h"
 
 #include <gtest/gtest.h>
 
-#include <latch>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "backends.h"
@@ -29,7 +27,6 @@ using runtime::JobRun;
 using runtime::JobRunStatus;
 using runtime::JobRunUpdate;
 using runtime::LockResult;
-using runtime::MemoryStore;
 using runtime::RecordStore;
 using runtime::UpdateResult;
 using testing::Backend;
@@ -90,18 +87,17 @@ Item LockItem(const char* owner, const char* state,
   return item;
 }
 
-// A store under test: MemoryStore (no backend), or TableRecordStore on a
-// backend's table.
+// A store under test: TableRecordStore on a backend's table.
 struct StoreParam {
   std::string name;
-  std::optional<Backend> backend;
+  Backend backend;
 };
 
 // For gtest's test names and messages.
 void PrintTo(const StoreParam& param, std::ostream* os) { *os << param.name; }
 
 std::vector<StoreParam> StoreParams() {
-  std::vector<StoreParam> params{{"memory_store", std::nullopt}};
+  std::vector<StoreParam> params;
   for (const Backend& backend : testing::TestBackends())
     params.push_back({"table_" + backend.name, backend});
   return params;
@@ -110,14 +106,8 @@ std::vector<StoreParam> StoreParams() {
 class RecordStoreTest : public ::testing::TestWithParam<StoreParam> {
  protected:
   void SetUp() override {
-    if (GetParam().backend) {
-      table_ = GetParam().backend->make();
-      store_ = std::make_unique<TableRecordStore>(*table_);
-    } else {
-      auto memory = std::make_unique<MemoryStore>();
-      memory_ = memory.get();
-      store_ = std::move(memory);
-    }
+    table_ = GetParam().backend.make();
+    store_ = std::make_unique<TableRecordStore>(*table_);
   }
 
   RecordStore& store() { return *store_; }
@@ -125,14 +115,6 @@ class RecordStoreTest : public ::testing::TestWithParam<StoreParam> {
   // The items of kKey's lock partition, as stored.
   std::vector<Item> LockItems() {
     std::string pk = std::string("LOCK#") + kKey;
-    std::vector<Item> items;
-    if (memory_) {
-      for (const std::string& line : memory_->DumpItems()) {
-        Item item = Item::parse(line);
-        if (item["PK"] == pk) items.push_back(item);
-      }
-      return items;
-    }
     QueryRequest request;
     request.partition_key = pk;
     return table_->QueryAll(request);
@@ -142,32 +124,15 @@ class RecordStoreTest : public ::testing::TestWithParam<StoreParam> {
   // data (its own client where the backend needs one).
   template <class Body>
   void RaceStores(int n, Body body) {
-    if (memory_) {
-      MemoryTableless(n, body);
-      return;
-    }
-    testing::Race(*GetParam().backend, *table_, n, [&](int i, Table& client) {
+    testing::Race(GetParam().backend, *table_, n, [&](int i, Table& client) {
       TableRecordStore store(client);
       body(i, store);
     });
   }
 
  private:
-  template <class Body>
-  void MemoryTableless(int n, Body body) {
-    std::vector<std::thread> threads;
-    std::latch start(n);
-    for (int i = 0; i < n; ++i)
-      threads.emplace_back([&, i] {
-        start.arrive_and_wait();
-        body(i, *memory_);
-      });
-    for (auto& t : threads) t.join();
-  }
-
   std::unique_ptr<Table> table_;
   std::unique_ptr<RecordStore> store_;
-  MemoryStore* memory_ = nullptr;
 };
 
 TEST_P(RecordStoreTest, JobRunsPerNovaInSkOrder) {

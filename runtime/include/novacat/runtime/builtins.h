@@ -133,7 +133,8 @@ struct WorkflowFacts {
 };
 
 // One builtin invocation's world. Nothing in it is global; tests inject a
-// MemoryStore, CaptureSink, CaptureBus, SeededRandom and a virtual clock.
+// record store (over a MemoryTable), CaptureSink, CaptureBus, SeededRandom
+// and a virtual clock.
 struct BuiltinContext {
   StepContext step;
   const WorkflowFacts& workflow;

@@ -6,7 +6,8 @@
 // RetryableError for transient failures (throttling, timeouts, 5xx) and
 // TerminalError for everything else; results that are answers, not
 // failures (a lock held by another run, a JobRun already finalized) are
-// return values.
+// return values. The one implementation is store::TableRecordStore (over
+// any store::Table: MemoryTable in tests, SQLite, DynamoDB).
 //
 // Lock items (dynamodb_access_patterns.md has no pattern for them yet):
 //   PK=LOCK#<workflow_idempotency_key>  SK=LOCK
@@ -14,9 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -100,39 +98,6 @@ class RecordStore {
   // that the same work may run again): true. Otherwise false.
   virtual bool ReleaseLock(const std::string& key,
                            const std::string& owner) = 0;
-};
-
-// In-memory single-table store: a sorted map of items per partition,
-// holding exactly the items ToItem() builds. Thread-safe (one mutex).
-class MemoryStore : public RecordStore {
- public:
-  void PutJobRun(const JobRun& run) override;
-  UpdateResult UpdateJobRun(const JobRunUpdate& update) override;
-  std::optional<JobRun> GetJobRun(
-      std::string_view job_run_id,
-      const std::optional<std::string>& nova_id) override;
-  std::vector<JobRun> ListJobRuns(std::string_view nova_id) override;
-  void PutAttempt(const Attempt& attempt) override;
-  std::vector<Attempt> ListAttempts(
-      std::string_view job_run_id,
-      const std::optional<std::string>& nova_id) override;
-  LockResult AcquireLock(const std::string& key,
-                         const std::string& owner_job_run_id, int64_t now,
-                         int64_t lease_seconds) override;
-  bool CompleteLock(const std::string& key, const std::string& owner,
-                    const std::string& outcome) override;
-  bool ReleaseLock(const std::string& key, const std::string& owner) override;
-
-  // Every item, sorted by (PK, SK), one JSON line each: what tests compare.
-  std::vector<std::string> DumpItems() const;
-
- private:
-  using Partition = std::map<std::string, nlohmann::ordered_json>;  // by SK
-  std::vector<nlohmann::ordered_json> QueryLocked(
-      const std::string& pk, const std::string& prefix) const;
-
-  mutable std::mutex mutex_;
-  std::map<std::string, Partition> table_;  // by PK
 };
 
 }  // namespace novacat::runtime

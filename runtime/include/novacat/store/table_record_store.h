@@ -1,8 +1,8 @@
-// TableRecordStore: runtime::RecordStore over a store::Table, a drop-in for
-// runtime::MemoryStore. It writes exactly the items runtime::ToItem() builds
-// (and MemoryStore's lock items), and answers as MemoryStore does, with
-// table conditions in place of MemoryStore's mutex, so that writers in other
-// processes (other Lambdas) are serialized by the table itself.
+// TableRecordStore: runtime::RecordStore over a store::Table, its one
+// implementation. It writes exactly the items runtime::ToItem() builds (and
+// the lock items of runtime/store.h), and serializes writers with table
+// conditions, so that writers in other processes (other Lambdas) are
+// serialized by the table itself.
 //
 // Operations (keys: runtime/records.h and runtime/store.h):
 //   PutJobRun      PutItem, no condition (AP-INGEST-2; job_run_id is fresh).
