@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "annotate_nova/annotate_nova.hpp"
 #include "annotate_nova/steps.hpp"
@@ -181,6 +183,45 @@ TEST_F(WorkflowRunTest, InvalidInputFailsTerminallyAndIsRecorded) {
   EXPECT_NE(cause.find("$.nova_id: must be a UUID"), std::string::npos)
       << cause;
   EXPECT_EQ(last.details["input"]["error"]["Error"], "TerminalError");
+}
+
+// Locally, an Attempt starts at the executor's virtual time and ends when
+// the invocation returns, moved on by the real time it took: a step that
+// sleeps 30 ms ends at least 30 ms after it started.
+TEST(TaskHandlerTest, TheAttemptEndsWhenTheInvocationReturns) {
+  runtime::WorkflowBinding binding;
+  binding.facts.workflow_name = "w";
+  binding.is_domain_task = [](std::string_view) { return true; };
+  binding.dispatch = [](std::string_view, const json& document,
+                        runtime::StepContext&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    return document;
+  };
+  store::MemoryTable table;
+  store::TableRecordStore store(table);
+  runtime::CaptureSink log;
+  runtime::CaptureBus bus;
+  runtime::SeededRandom random{7};
+  runtime::HostServices services{store, log, bus, random};
+  runtime::asl::TaskHandler handler =
+      runtime::MakeTaskHandler(binding, services);
+  const char* job_run_id = "2245bd5f-bb68-4f68-a2eb-92502318fa4e";
+  runtime::asl::TaskInvocation call;
+  call.state_name = "S";
+  call.now = 1795614300.5;  // 2026-11-25T13:45:00.500Z
+  call.input = {
+      {"Payload",
+       {{"state_name", "S"},
+        {"execution_arn", "arn:x"},
+        {"state",
+         {{"job_run_id", job_run_id}, {"correlation_id", kCorrelation}}}}}};
+  handler(call);
+  auto attempts = store.ListAttempts(job_run_id, std::nullopt);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0].started_at, "2026-11-25T13:45:00.500Z");
+  const std::string& ended = attempts[0].ended_at;  // ...13:45:00.5xxZ
+  ASSERT_EQ(ended.size(), 24u) << ended;
+  EXPECT_GE(ended, "2026-11-25T13:45:00.530Z");
 }
 
 }  // namespace

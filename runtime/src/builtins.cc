@@ -530,7 +530,7 @@ json QuarantineItem(const json& item, BuiltinContext& ctx) {
   attempt.error_classification = "QUARANTINE";
   attempt.error_fingerprint = q.fingerprint;
   attempt.correlation_id = CorrelationId(ctx, out);
-  attempt.started_at = attempt.ended_at = FormatTimestamp(ctx.now());
+  attempt.started_at = attempt.ended_at = FormatTimestampMs(ctx.now() * 1000);
   ctx.store.PutAttempt(attempt);
 
   ordered_json fields = ordered_json::object();
@@ -542,7 +542,7 @@ json QuarantineItem(const json& item, BuiltinContext& ctx) {
 json AttemptRecorder::Run(const StepContext& context, const json& document,
                           const std::function<json()>& task,
                           const std::optional<std::string>& dedupe_key) {
-  std::string started_at = FormatTimestamp(now_());
+  std::string started_at = FormatTimestampMs(now_ms_());
   auto make = [&](const json& source) -> std::optional<Attempt> {
     const std::string* job_run_id = StringMember(document, "job_run_id");
     const json* from = &document;
@@ -563,7 +563,7 @@ json AttemptRecorder::Run(const StepContext& context, const json& document,
                              : correlation_id ? *correlation_id
                                               : std::string();
     attempt.started_at = started_at;
-    attempt.ended_at = FormatTimestamp(now_());
+    attempt.ended_at = FormatTimestampMs(now_ms_());
     attempt.dedupe_key = dedupe_key;
     return attempt;
   };

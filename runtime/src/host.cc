@@ -71,7 +71,8 @@ nlohmann::json RunBuiltin(const BuiltinState& b, const nlohmann::json& doc,
 
 nlohmann::json HandleInvocation(const WorkflowBinding& binding,
                                 HostServices& services,
-                                const nlohmann::json& payload, int64_t now,
+                                const nlohmann::json& payload,
+                                std::function<int64_t()> now_ms,
                                 std::function<int64_t()> remaining_ms) {
   if (!payload.is_object() || !payload.contains("state_name") ||
       !payload.contains("state"))
@@ -86,9 +87,18 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
   if (document.is_object() && document.contains("correlation_id") &&
       document["correlation_id"].is_string())
     step.correlation_id = document["correlation_id"];
+  const int64_t started_ms = now_ms();
+  const int64_t now = started_ms / 1000 - (started_ms % 1000 < 0);
   step.now = now;
   step.remaining_ms = std::move(remaining_ms);
   auto clock = [now] { return now; };
+  // The Attempt's start is the reading above; its end, a reading after.
+  bool started = false;
+  auto attempt_clock = [&started, started_ms, &now_ms] {
+    if (started) return now_ms();
+    started = true;
+    return started_ms;
+  };
   // Domain steps log through the context: each line carries the required
   // fields and the when-known ones of the document they were given.
   const LogContext log_context{step, binding.facts.schema_version, clock};
@@ -104,7 +114,7 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
   BuiltinContext ctx{step,         binding.facts,   services.store,
                      services.log, services.events, services.random,
                      clock};
-  AttemptRecorder recorder(services.store, binding.facts, clock);
+  AttemptRecorder recorder(services.store, binding.facts, attempt_clock);
   const BuiltinState* builtin = FindBuiltin(binding, state_name);
   std::optional<std::string> dedupe;
   // The Attempt carries the step's dedupe key when the fields it is built

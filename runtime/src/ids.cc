@@ -135,6 +135,16 @@ std::string FormatTimestamp(int64_t epoch_seconds) {
   return buffer;
 }
 
+std::string FormatTimestampMs(int64_t epoch_ms) {
+  const int64_t seconds = FloorDiv(epoch_ms, 1000);
+  std::string text = FormatTimestamp(seconds);
+  char fraction[8];
+  std::snprintf(fraction, sizeof fraction, ".%03dZ",
+                static_cast<int>(epoch_ms - seconds * 1000));
+  text.replace(text.size() - 1, 1, fraction);
+  return text;
+}
+
 std::string TimeBucket(int64_t epoch_seconds, int64_t bucket_seconds) {
   if (bucket_seconds <= 0)
     throw TerminalError("time bucket size must be positive, got " +

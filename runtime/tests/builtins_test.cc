@@ -140,7 +140,7 @@ struct World {
         facts.workflow_name, state_name, kArn, attempt, "", 0, {}, {}};
   }
   AttemptRecorder Recorder() {
-    return AttemptRecorder(store, facts, [this] { return clock; });
+    return AttemptRecorder(store, facts, [this] { return clock * 1000; });
   }
   std::vector<json> Lines() {
     std::vector<json> out;
@@ -745,14 +745,14 @@ TEST(QuarantineItemTest, QuarantinesTheItemAndRecordsItsAttempt) {
           R"("error_classification":"QUARANTINE","error_fingerprint":")" +
           fingerprint +
           R"(","correlation_id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8",)"
-          R"("started_at":"2026-11-25T13:45:00Z","ended_at":"2026-11-25T13:45:00Z"})",
+          R"("started_at":"2026-11-25T13:45:00.000Z","ended_at":"2026-11-25T13:45:00.000Z"})",
       pk + sk + R"(QuarantineProvider#ITEM#000002#001",)" + common +
           R"("state_name":"QuarantineProvider","map_item_index":2,)"
           R"("attempt_number":1,"status":"SUCCEEDED","error_name":"QuarantineError",)"
           R"("error_classification":"QUARANTINE","error_fingerprint":")" +
           fingerprint +
           R"(","correlation_id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8",)"
-          R"("started_at":"2026-11-25T13:45:01Z","ended_at":"2026-11-25T13:45:01Z"})"};
+          R"("started_at":"2026-11-25T13:45:01.000Z","ended_at":"2026-11-25T13:45:01.000Z"})"};
   EXPECT_EQ(w.Items(), Parsed(items));
 
   // The host's recorder around QuarantineItem rewrites the same item.
@@ -824,13 +824,13 @@ TEST(AttemptRecorderTest, OneAttemptPerInvocationIncludingRetries) {
       w.Items(),
       Parsed(std::vector<std::string>{
           head + "1" + common + "1" + failed + corr +
-              R"("started_at":"2026-11-25T13:45:00Z","ended_at":"2026-11-25T13:45:02Z",)"
+              R"("started_at":"2026-11-25T13:45:00.000Z","ended_at":"2026-11-25T13:45:02.000Z",)"
               R"("dedupe_key":"Summary:1"})",
           head + "2" + common + "2" + failed + corr +
-              R"("started_at":"2026-11-25T13:45:12Z","ended_at":"2026-11-25T13:45:14Z",)"
+              R"("started_at":"2026-11-25T13:45:12.000Z","ended_at":"2026-11-25T13:45:14.000Z",)"
               R"("dedupe_key":"Summary:1"})",
           head + "3" + common + "3" + R"(,"status":"SUCCEEDED",)" + corr +
-              R"("started_at":"2026-11-25T13:45:24Z","ended_at":"2026-11-25T13:45:26Z",)"
+              R"("started_at":"2026-11-25T13:45:24.000Z","ended_at":"2026-11-25T13:45:26.000Z",)"
               R"("dedupe_key":"Summary:1"})"}));
 }
 
@@ -851,7 +851,7 @@ TEST(AttemptRecorderTest, BeginJobRunIsRecordedUnderTheRunItStarted) {
       R"("entity":"Attempt","job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
       R"("state_name":"BeginJobRun","attempt_number":1,"status":"SUCCEEDED",)"
       R"("correlation_id":"6ba7b810-9dad-11d1-80b4-00c04fd430c8",)"
-      R"("started_at":"2026-11-25T13:45:00Z","ended_at":"2026-11-25T13:45:00Z"})");
+      R"("started_at":"2026-11-25T13:45:00.000Z","ended_at":"2026-11-25T13:45:00.000Z"})");
   // Before any JobRun exists, a failed BeginJobRun records nothing.
   size_t before = w.Items().size();
   EXPECT_THROW(recorder.Run(w.Step("BeginJobRun"), json::object(),
@@ -889,7 +889,7 @@ TEST(AttemptRecorderTest, StoreFailuresNeverMaskTheTasksError) {
   WorkflowFacts facts = DiscoverFacts();
   store::MemoryTable table;
   ThrottledStore store(table);
-  AttemptRecorder recorder(store, facts, [] { return kNow; });
+  AttemptRecorder recorder(store, facts, [] { return kNow * 1000; });
   json state = {{"nova_id", kNova}, {"job_run_id", kU1}};
   StepContext step{
       "discover_spectra_products", "S", kArn, 1, kCorrelation, 0, {}, {}};
@@ -984,10 +984,10 @@ TEST(WholeRunTest, InitializeNovaExistsAndLaunchedWithARetry) {
   EXPECT_EQ(
       w.Items(),
       Parsed(std::vector<std::string>{
-          ok("AcquireIdempotencyLock", 1, "2026-11-25T13:45:01Z"),
-          ok("BeginJobRun", 1, "2026-11-25T13:45:00Z"),
-          ok("CheckExistingNovaByName", 1, "2026-11-25T13:45:05Z"),
-          ok("FinalizeJobRunSuccess", 1, "2026-11-25T13:45:07Z"),
+          ok("AcquireIdempotencyLock", 1, "2026-11-25T13:45:01.000Z"),
+          ok("BeginJobRun", 1, "2026-11-25T13:45:00.000Z"),
+          ok("CheckExistingNovaByName", 1, "2026-11-25T13:45:05.000Z"),
+          ok("FinalizeJobRunSuccess", 1, "2026-11-25T13:45:07.000Z"),
           pk + attempt + R"(NormalizeCandidateName#001",)" + run +
               R"("state_name":"NormalizeCandidateName","attempt_number":1,)"
               R"("status":"FAILED","error_name":"RetryableError",)"
@@ -995,9 +995,9 @@ TEST(WholeRunTest, InitializeNovaExistsAndLaunchedWithARetry) {
               ErrorFingerprint("RETRYABLE", "NormalizeCandidateName",
                                "normalizer HTTP 503") +
               "\"," + corr +
-              R"("started_at":"2026-11-25T13:45:02Z","ended_at":"2026-11-25T13:45:02Z"})",
-          ok("NormalizeCandidateName", 2, "2026-11-25T13:45:04Z"),
-          ok("PublishIngestNewNova", 1, "2026-11-25T13:45:06Z"),
+              R"("started_at":"2026-11-25T13:45:02.000Z","ended_at":"2026-11-25T13:45:02.000Z"})",
+          ok("NormalizeCandidateName", 2, "2026-11-25T13:45:04.000Z"),
+          ok("PublishIngestNewNova", 1, "2026-11-25T13:45:06.000Z"),
           pk +
               R"("SK":"META","entity":"JobRun",)"
               R"("job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
@@ -1293,6 +1293,39 @@ TEST(WholeRunTest, InvalidInputStillEndsWithAFailedJobRun) {
       R"("error_fingerprint":")" +
           fp +
           R"(","started_at":"2026-11-25T13:45:01Z","ended_at":"2026-11-25T13:45:01Z"})");
+}
+
+// --- The host --------------------------------------------------------------
+
+// The Attempt spans the invocation on its clock: read when it starts (the
+// step's `now`, in seconds) and again when it ends.
+TEST(HandleInvocationTest, TheAttemptSpansTheInvocationOnItsClock) {
+  World w(DiscoverFacts());
+  WorkflowBinding binding;
+  binding.facts = w.facts;
+  binding.is_domain_task = [](std::string_view) { return true; };
+  int64_t clock_ms = kNow * 1000 + 7;
+  int64_t step_now = 0;
+  binding.dispatch = [&](std::string_view, const json& document,
+                         StepContext& context) {
+    step_now = context.now;
+    clock_ms += 250;  // the step takes a quarter of a second
+    return document;
+  };
+  HostServices services{w.store, w.log, w.bus, w.random};
+  json payload = {{"state_name", "SummarizeDiscovery"},
+                  {"retry_count", 0},
+                  {"execution_arn", kArn},
+                  {"state",
+                   {{"nova_id", kNova},
+                    {"job_run_id", kU1},
+                    {"correlation_id", kCorrelation}}}};
+  HandleInvocation(binding, services, payload, [&] { return clock_ms; });
+  EXPECT_EQ(step_now, kNow);
+  std::vector<Attempt> attempts = w.store.ListAttempts(kU1, std::string(kNova));
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0].started_at, "2026-11-25T13:45:00.007Z");
+  EXPECT_EQ(attempts[0].ended_at, "2026-11-25T13:45:00.257Z");
 }
 
 }  // namespace

@@ -81,6 +81,15 @@ TEST(FormatTimestampTest, IsRfc3339UtcSeconds) {
   EXPECT_EQ(FormatTimestamp(253402300799), "9999-12-31T23:59:59Z");
 }
 
+TEST(FormatTimestampMsTest, AlwaysThreeFractionDigits) {
+  EXPECT_EQ(FormatTimestampMs(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatTimestampMs(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatTimestampMs(1795614300007), "2026-11-25T13:45:00.007Z");
+  EXPECT_EQ(FormatTimestampMs(1795614300120), "2026-11-25T13:45:00.120Z");
+  // Text order is time order.
+  EXPECT_LT(FormatTimestampMs(1795614300999), FormatTimestampMs(1795614301000));
+}
+
 TEST(TimeBucketTest, IsTheBucketStart) {
   const int64_t t = 1795614300;  // 2026-11-25T13:45:00Z
   EXPECT_EQ(TimeBucket(t, 86400), "2026-11-25T00:00:00Z");

@@ -240,7 +240,7 @@ InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
     std::function<int64_t()> remaining;
     if (deadline > 0) remaining = [deadline] { return deadline - WallMs(); };
     nlohmann::json result = runtime::HandleInvocation(
-        binding, services, payload, WallMs() / 1000, std::move(remaining));
+        binding, services, payload, WallMs, std::move(remaining));
     return result.dump(-1, ' ', false,
                        nlohmann::json::error_handler_t::replace);
   };

@@ -262,9 +262,11 @@ nlohmann::json QuarantineItem(const nlohmann::json& item, BuiltinContext& ctx);
 // propagates (RetryableError from a throttled store retries the Task).
 class AttemptRecorder {
  public:
+  // `now_ms`: the invocation's clock, milliseconds since the epoch, read
+  // before the task (started_at) and after it (ended_at).
   AttemptRecorder(RecordStore& store, const WorkflowFacts& workflow,
-                  std::function<int64_t()> now)
-      : store_(store), workflow_(workflow), now_(std::move(now)) {}
+                  std::function<int64_t()> now_ms)
+      : store_(store), workflow_(workflow), now_ms_(std::move(now_ms)) {}
 
   nlohmann::json Run(
       const StepContext& context, const nlohmann::json& document,
@@ -274,7 +276,7 @@ class AttemptRecorder {
  private:
   RecordStore& store_;
   const WorkflowFacts& workflow_;
-  std::function<int64_t()> now_;
+  std::function<int64_t()> now_ms_;
 };
 
 }  // namespace novacat::runtime

@@ -47,9 +47,8 @@ struct WorkflowBinding {
       dedupe_key;
 };
 
-// Where records, logs and events go. The clock is the caller's: the
-// executor's virtual time locally (asl/task_handler.h), the wall clock in
-// Lambda (lambda/runtime_api.h).
+// Where records, logs and events go. The clock is the caller's (see
+// HandleInvocation).
 struct HostServices {
   RecordStore& store;
   LogSink& log;
@@ -59,11 +58,16 @@ struct HostServices {
 
 // Runs one invocation: `payload` is the Lambda Payload the generated ASL
 // builds. Returns the new state document; throws StepError subclasses.
-// `now` is the invocation's time (seconds since the epoch); `remaining_ms`
-// becomes StepContext::remaining_ms (unset: unbounded).
+// `now_ms` is the invocation's clock (milliseconds since the epoch): the
+// wall clock in Lambda (lambda/runtime_api.h), the executor's virtual time
+// plus the real time the invocation has taken locally (asl/task_handler.h).
+// Read when the invocation starts, it is StepContext::now (in seconds), the
+// time of its log lines and records and its Attempt's started_at; read when
+// the invocation ends, its Attempt's ended_at. `remaining_ms` becomes
+// StepContext::remaining_ms (unset: unbounded).
 nlohmann::json HandleInvocation(
     const WorkflowBinding& binding, HostServices& services,
-    const nlohmann::json& payload, int64_t now,
+    const nlohmann::json& payload, std::function<int64_t()> now_ms,
     std::function<int64_t()> remaining_ms = nullptr);
 
 // How a failed invocation is reported, locally and by Lambda alike: the

@@ -62,6 +62,12 @@ bool IsUuidV4(std::string_view text);
 // sort as text.
 std::string FormatTimestamp(int64_t epoch_seconds);
 
+// `epoch_ms` as RFC 3339 UTC with millisecond precision, always three
+// digits so that these too sort as text: 1764028800123 ->
+// "2025-11-25T00:00:00.123Z". An Attempt's `started_at` / `ended_at` have
+// this form: an invocation lasts milliseconds, not seconds.
+std::string FormatTimestampMs(int64_t epoch_ms);
+
 // The start of the time bucket holding `epoch_seconds`, formatted as
 // FormatTimestamp: buckets are [k * bucket_seconds, (k + 1) * bucket_seconds)
 // counted from the Unix epoch, so a 1-day bucket (86400) starts at midnight

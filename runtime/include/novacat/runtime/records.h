@@ -74,8 +74,8 @@ struct Attempt {
   std::optional<std::string> error_classification;  // RETRYABLE, ...
   std::optional<std::string> error_fingerprint;
   std::string correlation_id;
-  std::string started_at;
-  std::string ended_at;
+  std::string started_at;  // FormatTimestampMs: when the invocation began
+  std::string ended_at;    // FormatTimestampMs: when it returned or threw
   std::optional<std::string> dedupe_key;  // the step dedupe key, if any
 
   bool operator==(const Attempt&) const = default;
