@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "load/spec_loader.h"
 #include "model/spec.h"
 #include "support/diagnostics.h"
 #include "support/file_set.h"

@@ -17,16 +17,6 @@
 
 namespace novacat {
 
-FileReader DiskFileReader() {
-  return [](const std::string& path) -> std::optional<std::string> {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-}
-
 std::optional<int64_t> ParseDuration(const std::string& text) {
   if (text.size() < 2) return std::nullopt;
   int64_t unit = 0;

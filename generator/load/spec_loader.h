@@ -16,15 +16,9 @@
 
 #include "model/spec.h"
 #include "support/diagnostics.h"
+#include "support/file_set.h"
 
 namespace novacat {
-
-// Reads a whole file; nullopt when it cannot be read. Injected so tests and
-// the fuzzer run without a filesystem.
-using FileReader =
-    std::function<std::optional<std::string>(const std::string& path)>;
-
-FileReader DiskFileReader();
 
 class SpecLoader {
  public:

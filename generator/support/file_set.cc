@@ -54,6 +54,16 @@ std::set<std::string> FileSet::Workflows() const {
   return out;
 }
 
+FileReader DiskFileReader() {
+  return [](const std::string& path) -> std::optional<std::string> {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+}
+
 namespace {
 
 std::optional<std::string> ReadFile(const fs::path& path) {

@@ -6,12 +6,21 @@
 // person put there is never touched, and generating over one is an error.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace novacat {
+
+// Reads a whole file; nullopt when it cannot be read. Injected so tests and
+// the fuzzer run without a filesystem.
+using FileReader =
+    std::function<std::optional<std::string>(const std::string& path)>;
+
+FileReader DiskFileReader();
 
 struct GeneratedFile {
   std::string content;
