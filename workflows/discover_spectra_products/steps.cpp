@@ -14,6 +14,7 @@
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/store/repository.h"
+#include "novacat/workflows/failure.h"
 
 namespace novacat::discover_spectra_products {
 
@@ -21,26 +22,62 @@ namespace {
 
 using nlohmann::json;
 
-// The spec's failure cases, as the prefix of a QuarantineError's cause.
+using runtime::ErrorClass;
+using workflows::Fail;
+
+// The spec's failure cases (specs/discover_spectra_products.yaml).
 constexpr std::string_view kMalformedProviderRecords =
     "malformed_provider_records";
 constexpr std::string_view kUnknownSchemaVariant = "unknown_schema_variant";
 constexpr std::string_view kAmbiguousProductIdentity =
     "ambiguous_product_identity";
 
-[[noreturn]] void Quarantine(std::string_view reason,
-                             const std::string& message) {
-  throw runtime::QuarantineError(std::string(reason) + ": " + message);
-}
-
 std::string Quote(std::string_view text) { return json(text).dump(); }
 
-std::string KnownProviders() {
-  std::string list;
-  for (std::string_view p : domain::kDefaultProviders) {
-    list += (list.empty() ? "" : ", ") + std::string(p);
+// The provider's answer: a transient failure is retried, a query that cannot
+// be made is TERMINAL (both with the client's message), an answer that is
+// not a list of records quarantines the provider.
+[[noreturn]] void FailQuery(const domain::ClientError& error) {
+  switch (error.failure()) {
+    case domain::ClientFailure::kUnavailable:
+      Fail(ErrorClass::kRetryable, "", error.what());
+    case domain::ClientFailure::kInvalidRequest:
+      Fail(ErrorClass::kTerminal, "", error.what());
+    case domain::ClientFailure::kMalformedResponse:
+      Fail(ErrorClass::kQuarantine, kMalformedProviderRecords, error.what());
   }
-  return list;
+  Fail(ErrorClass::kTerminal, "", error.what());
+}
+
+// Records and products: the provider's data at fault quarantines the
+// provider with the spec's id; our own documents (a normalized product, a
+// provider result) at fault are a broken invariant, TERMINAL.
+[[noreturn]] void FailProducts(const domain::ProductError& error) {
+  switch (error.failure()) {
+    case domain::ProductFailure::kMalformedRecord:
+      Fail(ErrorClass::kQuarantine, kMalformedProviderRecords, error.what());
+    case domain::ProductFailure::kUnknownSchemaVariant:
+      Fail(ErrorClass::kQuarantine, kUnknownSchemaVariant, error.what());
+    case domain::ProductFailure::kAmbiguousIdentity:
+      Fail(ErrorClass::kQuarantine, kAmbiguousProductIdentity, error.what());
+    case domain::ProductFailure::kInvalidNormalizedProduct:
+    case domain::ProductFailure::kInvalidProviderResult:
+      Fail(ErrorClass::kTerminal, "", error.what());
+  }
+  Fail(ErrorClass::kTerminal, "", error.what());
+}
+
+// The provider itself: the Map item names one the domain has no schema for.
+// TERMINAL with the domain's message.
+[[noreturn]] void FailProvider(const domain::ProviderError& error) {
+  switch (error.failure()) {
+    case domain::ProviderFailure::kEmptyList:
+    case domain::ProviderFailure::kUnknownProvider:
+    case domain::ProviderFailure::kDuplicateProvider:
+    case domain::ProviderFailure::kNoRecordSchema:
+      Fail(ErrorClass::kTerminal, "", error.what());
+  }
+  Fail(ErrorClass::kTerminal, "", error.what());
 }
 
 // A member the Map always puts in the item (the item itself or a carried
@@ -98,8 +135,12 @@ SummarizeDiscoveryOutput Steps::SummarizeDiscovery(
         "SummarizeDiscovery: the state has no provider_results (the Map "
         "DiscoverAcrossProviders did not run)");
   }
-  domain::DiscoverySummary summary =
-      domain::SummarizeDiscovery(*state.provider_results);
+  domain::DiscoverySummary summary;
+  try {
+    summary = domain::SummarizeDiscovery(*state.provider_results);
+  } catch (const domain::ProductError& e) {
+    FailProducts(e);
+  }
   SummarizeDiscoveryOutput out;
   out.dataset_ids = summary.dataset_ids;
   out.dataset_count_new = summary.dataset_count_new;
@@ -127,7 +168,7 @@ QueryProviderForProductsOutput Steps::QueryProviderForProducts(
   if (!domain::IsKnownProvider(provider)) {
     throw runtime::TerminalError(
         "invalid provider list: " + Quote(provider) +
-        " is not a known provider (known: " + KnownProviders() + ")");
+        " is not a known provider (known: " + domain::KnownProviders() + ")");
   }
   if (!env_.repository.GetNova(nova_id)) {
     throw runtime::TerminalError("invalid nova_id: nova " + nova_id +
@@ -140,8 +181,8 @@ QueryProviderForProductsOutput Steps::QueryProviderForProducts(
   std::vector<json> records;
   try {
     records = env_.providers.Query(query);
-  } catch (const runtime::QuarantineError& e) {
-    Quarantine(kMalformedProviderRecords, e.what());
+  } catch (const domain::ClientError& e) {
+    FailQuery(e);
   }
   // Every later document types products as objects: a record that is not
   // one would fail the next Task's parse with a TerminalError, which the
@@ -149,10 +190,10 @@ QueryProviderForProductsOutput Steps::QueryProviderForProducts(
   // malformed answer, so it quarantines this provider only.
   for (size_t i = 0; i < records.size(); ++i) {
     if (!records[i].is_object()) {
-      Quarantine(kMalformedProviderRecords,
-                 "malformed " + provider + " response for nova " + nova_id +
-                     ": products[" + std::to_string(i) +
-                     "] must be an object, got " + records[i].type_name());
+      Fail(ErrorClass::kQuarantine, kMalformedProviderRecords,
+           "malformed " + provider + " response for nova " + nova_id +
+               ": products[" + std::to_string(i) + "] must be an object, got " +
+               records[i].type_name());
     }
   }
   context.Log("provider answered",
@@ -173,14 +214,10 @@ NormalizeProviderProductsOutput Steps::NormalizeProviderProducts(
   std::vector<domain::NormalizedProduct> products;
   try {
     products = domain::NormalizeProviderRecords(provider, *item.products);
-  } catch (const runtime::QuarantineError& e) {
-    // The domain library's two documented causes: a record sharing no
-    // member with the provider's schema, or a malformed member.
-    std::string_view cause = e.what();
-    Quarantine(cause.starts_with("unknown schema variant")
-                   ? kUnknownSchemaVariant
-                   : kMalformedProviderRecords,
-               e.what());
+  } catch (const domain::ProductError& e) {
+    FailProducts(e);
+  } catch (const domain::ProviderError& e) {
+    FailProvider(e);
   }
   std::vector<json> normalized;
   normalized.reserve(products.size());
@@ -206,21 +243,21 @@ DeduplicateAndAssignDatasetIdsOutput Steps::DeduplicateAndAssignDatasetIds(
 
   // Our own documents: a bad one is TERMINAL (NormalizedProduct::FromJson).
   std::vector<domain::NormalizedProduct> products;
-  for (size_t i = 0; i < item.normalized_products->size(); ++i) {
-    std::string path = "normalized_products[" + std::to_string(i) + "]";
-    products.push_back(domain::NormalizedProduct::FromJson(
-        (*item.normalized_products)[i], path));
-    if (products.back().provider != provider) {
-      throw runtime::TerminalError(
-          std::string(kState) + ": " + path + " is a product of " +
-          products.back().provider + ", not of " + provider);
-    }
-  }
   std::vector<domain::IdentifiedProduct> identified;
   try {
+    for (size_t i = 0; i < item.normalized_products->size(); ++i) {
+      std::string path = "normalized_products[" + std::to_string(i) + "]";
+      products.push_back(domain::NormalizedProduct::FromJson(
+          (*item.normalized_products)[i], path));
+      if (products.back().provider != provider) {
+        throw runtime::TerminalError(
+            std::string(kState) + ": " + path + " is a product of " +
+            products.back().provider + ", not of " + provider);
+      }
+    }
     identified = domain::AssignDatasetIdentities(products, kSchemaVersion);
-  } catch (const runtime::QuarantineError& e) {
-    Quarantine(kAmbiguousProductIdentity, e.what());
+  } catch (const domain::ProductError& e) {
+    FailProducts(e);
   }
 
   // AP-DISC-1: what this provider already has for the nova.

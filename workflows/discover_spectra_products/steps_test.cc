@@ -9,6 +9,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "novacat/domain/fixtures.h"
 #include "novacat/domain/novae_fixture.h"
 #include "novacat/domain/resolver.h"
 #include "novacat/domain/spectra.h"

@@ -4,7 +4,8 @@
 // (specs/initialize_nova.yaml, `failures`), "<id>: <detail>", so that the
 // cause a QuarantineHandler records as quarantine_reason, the JobRun's error
 // and the log line all name the case; the class (Retryable, Terminal,
-// Quarantine) is what Step Functions routes on.
+// Quarantine) is what Step Functions routes on. The domain's failures are
+// typed (novacat/domain/failure.h): each is mapped below by its case.
 #include "initialize_nova/steps.hpp"
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/store/repository.h"
+#include "novacat/workflows/failure.h"
 
 namespace novacat::initialize_nova {
 namespace {
@@ -36,9 +38,8 @@ std::string Quote(std::string_view text) {
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-bool StartsWith(std::string_view text, std::string_view prefix) {
-  return text.substr(0, prefix.size()) == prefix;
-}
+using runtime::ErrorClass;
+using workflows::Fail;
 
 // A field the route guarantees (an earlier Task produced it) is absent: the
 // state document is not what this workflow's ASL builds.
@@ -53,42 +54,53 @@ const T& Require(const std::optional<T>& value, std::string_view field) {
   return *value;
 }
 
-// Rethrows `error` as the same class with "<failure_id>: " in front.
-[[noreturn]] void RethrowTagged(const runtime::StepError& error,
-                                std::string_view failure_id) {
-  std::string cause = std::string(failure_id) + ": " + error.what();
-  switch (error.error_class()) {
-    case runtime::ErrorClass::kRetryable:
-      throw runtime::RetryableError(std::move(cause));
-    case runtime::ErrorClass::kQuarantine:
-      throw runtime::QuarantineError(std::move(cause));
-    case runtime::ErrorClass::kTerminal:
-      break;
+// The spec's failure id and class of each case of the archive resolver's
+// answer (domain/resolver.h). A malformed archive answer has no id: it is
+// TERMINAL with the resolver's message.
+[[noreturn]] void FailResolution(const domain::ResolverError& error) {
+  switch (error.failure()) {
+    case domain::ResolverFailure::kAmbiguous:
+      Fail(ErrorClass::kQuarantine, "ambiguous_resolver_result", error.what());
+    case domain::ResolverFailure::kConflictingAuthoritativeSources:
+      Fail(ErrorClass::kQuarantine, "conflicting_authoritative_sources",
+           error.what());
+    case domain::ResolverFailure::kMissingCoordinates:
+      Fail(ErrorClass::kTerminal, "resolver_missing_coordinates", error.what());
+    case domain::ResolverFailure::kMalformedAnswer:
+      Fail(ErrorClass::kTerminal, "", error.what());
   }
-  throw runtime::TerminalError(std::move(cause));
+  Fail(ErrorClass::kTerminal, "", error.what());
 }
 
-// The spec's failure id of an error domain::ArchiveResolver raised. The
-// resolver's classes are already the spec's (resolver.h); which case of the
-// class it is shows only in the message, whose beginnings resolver.cc fixes
-// (and the tests below pin with whole messages). nullopt: a case the spec
-// has no id for (a malformed archive answer), kept as the resolver wrote it.
-std::optional<std::string_view> ResolverFailureId(
-    const runtime::StepError& error) {
-  const std::string_view what = error.what();
-  switch (error.error_class()) {
-    case runtime::ErrorClass::kRetryable:
-      return "transient_dependency_failure";
-    case runtime::ErrorClass::kQuarantine:
-      if (StartsWith(what, "conflicting authoritative sources"))
-        return "conflicting_authoritative_sources";
-      return "ambiguous_resolver_result";
-    case runtime::ErrorClass::kTerminal:
-      if (StartsWith(what, "resolver returned no coordinates"))
-        return "resolver_missing_coordinates";
-      return std::nullopt;
+// The exchange with the archives: a transient failure is retried
+// (transient_dependency_failure); a request that cannot be made or an answer
+// that is not one is TERMINAL, with the client's message.
+[[noreturn]] void FailExchange(const domain::ClientError& error) {
+  switch (error.failure()) {
+    case domain::ClientFailure::kUnavailable:
+      Fail(ErrorClass::kRetryable, "transient_dependency_failure",
+           error.what());
+    case domain::ClientFailure::kInvalidRequest:
+    case domain::ClientFailure::kMalformedResponse:
+      Fail(ErrorClass::kTerminal, "", error.what());
   }
-  return std::nullopt;
+  Fail(ErrorClass::kTerminal, "", error.what());
+}
+
+// The coordinate check: invalid coordinates (the resolver's or a stored
+// nova's) are TERMINAL with the domain's message; two or more novae in the
+// DUPLICATE band (the alias would belong to either) are
+// coordinate_match_ambiguous.
+[[noreturn]] void FailCoordinates(const domain::CoordinateError& error) {
+  switch (error.failure()) {
+    case domain::CoordinateFailure::kNotFinite:
+    case domain::CoordinateFailure::kOutOfRange:
+    case domain::CoordinateFailure::kInvalidSeparation:
+      Fail(ErrorClass::kTerminal, "", error.what());
+    case domain::CoordinateFailure::kAmbiguousMatch:
+      Fail(ErrorClass::kQuarantine, "coordinate_match_ambiguous", error.what());
+  }
+  Fail(ErrorClass::kTerminal, "", error.what());
 }
 
 // AP-INIT-3 for `nova_id`, exclusive: a name maps to one nova unless a person
@@ -129,13 +141,19 @@ NormalizeCandidateNameOutput Steps::NormalizeCandidateName(
   try {
     out.normalized_candidate_name =
         domain::NormalizeCandidateName(*state.candidate_name);
-  } catch (const runtime::TerminalError& e) {
-    // The domain says "invalid candidate_name: <why>"; the failure id
-    // replaces its prefix rather than repeating it.
-    constexpr std::string_view kDomainPrefix = "invalid candidate_name: ";
-    std::string_view why = e.what();
-    if (StartsWith(why, kDomainPrefix)) why.remove_prefix(kDomainPrefix.size());
-    throw runtime::TerminalError("invalid_candidate_name: " + std::string(why));
+  } catch (const domain::NameError& e) {
+    // Every case is the spec's invalid_candidate_name; the failure id
+    // replaces the domain's subject ("invalid candidate_name") rather than
+    // repeating it.
+    switch (e.failure()) {
+      case domain::NameFailure::kTooLong:
+      case domain::NameFailure::kNotUtf8:
+      case domain::NameFailure::kControlCharacter:
+      case domain::NameFailure::kReplacementCharacter:
+      case domain::NameFailure::kEmpty:
+        break;
+    }
+    Fail(ErrorClass::kTerminal, "invalid_candidate_name", e.detail());
   }
   return out;
 }
@@ -170,8 +188,8 @@ CheckExistingNovaByNameOutput Steps::CheckExistingNovaByName(
 // classical_nova_status (the Choices after CheckExistingNovaByCoordinates
 // read them; a name no archive knows is not a nova, "NO"); the coordinates
 // when an archive gave them (always for a nova: the resolver raises
-// resolver_missing_coordinates otherwise). The resolver's errors keep their
-// class and get the spec's failure id in front.
+// resolver_missing_coordinates otherwise). The resolver's failures are
+// mapped by FailResolution and FailExchange.
 ResolveCandidateAgainstPublicArchivesOutput
 Steps::ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
                                              runtime::StepContext& context) {
@@ -180,9 +198,10 @@ Steps::ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
   domain::Resolution resolution;
   try {
     resolution = env_.resolver.Resolve(name);
-  } catch (const runtime::StepError& e) {
-    if (const auto id = ResolverFailureId(e)) RethrowTagged(e, *id);
-    throw;
+  } catch (const domain::ResolverError& e) {
+    FailResolution(e);
+  } catch (const domain::ClientError& e) {
+    FailExchange(e);
   }
   ResolveCandidateAgainstPublicArchivesOutput out;
   out.is_nova = resolution.is_nova;
@@ -235,26 +254,24 @@ CheckExistingNovaByCoordinatesOutput Steps::CheckExistingNovaByCoordinates(
   }
   const double ra = *state.resolved_ra;
   const double dec = *state.resolved_dec;
-  domain::ValidateCoordinates(ra, dec, "resolved_ra", "resolved_dec");
-
-  // AP-INIT-4 returns every nova within the radius and possibly others (its
-  // bands hold whole RA circles); keep the ones within it by the domain's
-  // separation, so that the answer does not depend on the band layout.
   std::vector<domain::NovaPosition> near;
-  for (const store::NovaPosition& p :
-       env_.repository.NovaeNear(ra, dec, kSearchRadiusArcsec)) {
-    if (domain::AngularSeparationArcsec(ra, dec, p.ra_deg, p.dec_deg) <=
-        kSearchRadiusArcsec) {
-      near.push_back({p.nova_id, p.ra_deg, p.dec_deg});
-    }
-  }
   domain::CoordinateMatch match;
   try {
+    domain::ValidateCoordinates(ra, dec, "resolved_ra", "resolved_dec");
+    // AP-INIT-4 returns every nova within the radius and possibly others
+    // (its bands hold whole RA circles); keep the ones within it by the
+    // domain's separation, so that the answer does not depend on the band
+    // layout.
+    for (const store::NovaPosition& p :
+         env_.repository.NovaeNear(ra, dec, kSearchRadiusArcsec)) {
+      if (domain::AngularSeparationArcsec(ra, dec, p.ra_deg, p.dec_deg) <=
+          kSearchRadiusArcsec) {
+        near.push_back({p.nova_id, p.ra_deg, p.dec_deg});
+      }
+    }
     match = domain::MatchCoordinates(ra, dec, near);
-  } catch (const runtime::QuarantineError& e) {
-    // Two or more novae in the DUPLICATE band: the alias would belong to
-    // either.
-    RethrowTagged(e, "coordinate_match_ambiguous");
+  } catch (const domain::CoordinateError& e) {
+    FailCoordinates(e);
   }
   out.coordinate_match_min_sep_arcsec = match.min_sep_arcsec;
   out.coordinate_match_outcome = match.outcome;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "initialize_nova/steps.hpp"
+#include "novacat/domain/fixtures.h"
 #include "novacat/domain/names.h"
 #include "novacat/domain/novae_fixture.h"
 #include "novacat/domain/references.h"

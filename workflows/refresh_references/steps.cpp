@@ -13,6 +13,7 @@
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/json_reader.h"
 #include "novacat/store/repository.h"
+#include "novacat/workflows/failure.h"
 
 namespace novacat::refresh_references {
 
@@ -20,10 +21,38 @@ namespace {
 
 using nlohmann::json;
 
-// The spec's failure cases, as the prefix of a QuarantineError's cause.
-constexpr std::string_view kReferenceParseFailure = "reference_parse_failure";
-constexpr std::string_view kIrreconcilableDiscoveryDate =
-    "irreconcilable_discovery_date";
+using runtime::ErrorClass;
+using workflows::Fail;
+
+// The spec's id and class of each case of the references' failures
+// (domain/references.h): the source's data at fault is quarantined with the
+// spec's id; our own documents (the Map's reconcile results) at fault are a
+// broken invariant, TERMINAL.
+[[noreturn]] void FailReferences(const domain::ReferenceError& error) {
+  switch (error.failure()) {
+    case domain::ReferenceFailure::kInvalidCandidate:
+      Fail(ErrorClass::kQuarantine, "reference_parse_failure", error.what());
+    case domain::ReferenceFailure::kIrreconcilableDiscoveryDate:
+      Fail(ErrorClass::kQuarantine, "irreconcilable_discovery_date",
+           error.what());
+    case domain::ReferenceFailure::kInvalidReconcileResult:
+      Fail(ErrorClass::kTerminal, "", error.what());
+  }
+  Fail(ErrorClass::kTerminal, "", error.what());
+}
+
+// The exchange with the reference source: a transient failure is retried,
+// anything else is TERMINAL, both with the client's message.
+[[noreturn]] void FailFetch(const domain::ClientError& error) {
+  switch (error.failure()) {
+    case domain::ClientFailure::kUnavailable:
+      Fail(ErrorClass::kRetryable, "", error.what());
+    case domain::ClientFailure::kInvalidRequest:
+    case domain::ClientFailure::kMalformedResponse:
+      Fail(ErrorClass::kTerminal, "", error.what());
+  }
+  Fail(ErrorClass::kTerminal, "", error.what());
+}
 
 // A field the workflow always has at this point (the input's nova_id, a
 // field an earlier Task produced): its absence is a broken invariant.
@@ -66,7 +95,7 @@ domain::NormalizedReference Renormalize(const json& candidate,
                                         std::string_view where) {
   try {
     return domain::NormalizeReferenceCandidate(RawCandidate(candidate));
-  } catch (const runtime::QuarantineError& e) {
+  } catch (const domain::ReferenceError& e) {
     throw runtime::TerminalError(
         std::string(where) +
         ": the candidate no longer normalizes: " + e.what());
@@ -88,7 +117,12 @@ FetchReferenceCandidatesOutput Steps::FetchReferenceCandidates(
     throw runtime::TerminalError("invalid nova_id: nova " + nova_id +
                                  " does not exist");
   }
-  std::vector<json> candidates = env_.references.Fetch(nova_id);
+  std::vector<json> candidates;
+  try {
+    candidates = env_.references.Fetch(nova_id);
+  } catch (const domain::ClientError& e) {
+    FailFetch(e);
+  }
   if (static_cast<int64_t>(candidates.size()) > kMaxReferenceCandidates) {
     throw runtime::TerminalError(
         std::string(kState) + ": " + std::to_string(candidates.size()) +
@@ -118,9 +152,8 @@ NormalizeReferenceOutput Steps::NormalizeReference(
   domain::NormalizedReference ref;
   try {
     ref = domain::NormalizeReferenceCandidate(RawCandidate(*item.candidate));
-  } catch (const runtime::QuarantineError& e) {
-    throw runtime::QuarantineError(std::string(kReferenceParseFailure) + ": " +
-                                   e.what());
+  } catch (const domain::ReferenceError& e) {
+    FailReferences(e);
   }
   NormalizeReferenceOutput out;
   out.reference_source = ref.reference_source;
@@ -210,7 +243,12 @@ ComputeDiscoveryDateOutput Steps::ComputeDiscoveryDate(
         "did not run)");
   }
   const std::vector<json>& results = *state.reconcile_results;
-  domain::ReconcileTally tally = domain::TallyReconcileResults(results);
+  domain::ReconcileTally tally;
+  try {
+    tally = domain::TallyReconcileResults(results);
+  } catch (const domain::ReferenceError& e) {
+    FailReferences(e);
+  }
 
   std::optional<store::Nova> nova = env_.repository.GetNova(nova_id);
   if (!nova) {
@@ -267,9 +305,8 @@ ComputeDiscoveryDateOutput Steps::ComputeDiscoveryDate(
   domain::DiscoveryDateDecision decision;
   try {
     decision = domain::DecideDiscoveryDate(current, evidence);
-  } catch (const runtime::QuarantineError& e) {
-    throw runtime::QuarantineError(std::string(kIrreconcilableDiscoveryDate) +
-                                   ": " + e.what());
+  } catch (const domain::ReferenceError& e) {
+    FailReferences(e);
   }
 
   ComputeDiscoveryDateOutput out;

@@ -5,7 +5,6 @@
 #include <numbers>
 
 #include "internal.h"
-#include "novacat/runtime/errors.h"
 
 namespace novacat::domain {
 namespace {
@@ -16,11 +15,12 @@ using internal::FormatFixed;
 constexpr double kDegToRad = std::numbers::pi / 180.0;
 constexpr double kRadToArcsec = 180.0 / std::numbers::pi * 3600.0;
 
-[[noreturn]] void InvalidCoordinate(std::string_view name, double value,
+[[noreturn]] void InvalidCoordinate(CoordinateFailure failure,
+                                    std::string_view name, double value,
                                     std::string_view why) {
-  throw runtime::TerminalError("invalid coordinates: " + std::string(name) +
-                               " = " + FormatDouble(value) + " " +
-                               std::string(why));
+  throw CoordinateError(failure, "invalid coordinates: " + std::string(name) +
+                                     " = " + FormatDouble(value) + " " +
+                                     std::string(why));
 }
 
 }  // namespace
@@ -28,16 +28,20 @@ constexpr double kRadToArcsec = 180.0 / std::numbers::pi * 3600.0;
 void ValidateCoordinates(double ra_deg, double dec_deg,
                          std::string_view ra_name, std::string_view dec_name) {
   if (!std::isfinite(ra_deg)) {
-    InvalidCoordinate(ra_name, ra_deg, "is not a finite number");
+    InvalidCoordinate(CoordinateFailure::kNotFinite, ra_name, ra_deg,
+                      "is not a finite number");
   }
   if (ra_deg < 0 || ra_deg >= 360) {
-    InvalidCoordinate(ra_name, ra_deg, "is not in [0, 360) degrees");
+    InvalidCoordinate(CoordinateFailure::kOutOfRange, ra_name, ra_deg,
+                      "is not in [0, 360) degrees");
   }
   if (!std::isfinite(dec_deg)) {
-    InvalidCoordinate(dec_name, dec_deg, "is not a finite number");
+    InvalidCoordinate(CoordinateFailure::kNotFinite, dec_name, dec_deg,
+                      "is not a finite number");
   }
   if (dec_deg < -90 || dec_deg > 90) {
-    InvalidCoordinate(dec_name, dec_deg, "is not in [-90, 90] degrees");
+    InvalidCoordinate(CoordinateFailure::kOutOfRange, dec_name, dec_deg,
+                      "is not in [-90, 90] degrees");
   }
 }
 
@@ -63,9 +67,10 @@ double AngularSeparationArcsec(double ra1_deg, double dec1_deg, double ra2_deg,
 
 std::string ClassifySeparation(double separation_arcsec) {
   if (!std::isfinite(separation_arcsec) || separation_arcsec < 0) {
-    throw runtime::TerminalError(
+    throw CoordinateError(
+        CoordinateFailure::kInvalidSeparation,
         "invalid separation: " + FormatDouble(separation_arcsec) +
-        " arcsec is not a finite non-negative number");
+            " arcsec is not a finite non-negative number");
   }
   if (separation_arcsec < kDuplicateBelowArcsec) return "DUPLICATE";
   if (separation_arcsec <= kAmbiguousUpToArcsec) return "AMBIGUOUS";
@@ -121,10 +126,11 @@ CoordinateMatch MatchCoordinates(double resolved_ra_deg,
       list += (i == 0 ? "" : ", ") + *candidates[i].nova_id + " at " +
               FormatFixed(candidates[i].separation, 3) + "\"";
     }
-    throw runtime::QuarantineError(
+    throw CoordinateError(
+        CoordinateFailure::kAmbiguousMatch,
         "coordinate match is ambiguous: " + std::to_string(duplicates) +
-        " existing novae within 2\" of (" + FormatDouble(resolved_ra_deg) +
-        ", " + FormatDouble(resolved_dec_deg) + "): " + list);
+            " existing novae within 2\" of (" + FormatDouble(resolved_ra_deg) +
+            ", " + FormatDouble(resolved_dec_deg) + "): " + list);
   }
   match.min_sep_arcsec = candidates.front().separation;
   match.outcome = ClassifySeparation(candidates.front().separation);

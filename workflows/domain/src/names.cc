@@ -6,13 +6,12 @@
 #include <vector>
 
 #include "novacat/domain/constellations.h"
-#include "novacat/runtime/errors.h"
 
 namespace novacat::domain {
 namespace {
 
-[[noreturn]] void Invalid(const std::string& why) {
-  throw runtime::TerminalError("invalid candidate_name: " + why);
+[[noreturn]] void Invalid(NameFailure failure, std::string why) {
+  throw NameError(failure, "invalid candidate_name", std::move(why));
 }
 
 std::string CodePointName(char32_t cp) {
@@ -110,16 +109,19 @@ std::string FoldAndCollapse(std::string_view text) {
     size_t at = i;
     std::optional<char32_t> decoded = DecodeOne(text, &i);
     if (!decoded) {
-      Invalid("not valid UTF-8 at byte " + std::to_string(at));
+      Invalid(NameFailure::kNotUtf8,
+              "not valid UTF-8 at byte " + std::to_string(at));
     }
     char32_t cp = *decoded;
     if (IsControl(cp)) {
-      Invalid("control character " + CodePointName(cp) + " at byte " +
-              std::to_string(at));
+      Invalid(NameFailure::kControlCharacter,
+              "control character " + CodePointName(cp) + " at byte " +
+                  std::to_string(at));
     }
     if (cp == 0xFFFD) {
-      Invalid("replacement character U+FFFD at byte " + std::to_string(at) +
-              " (the text was decoded wrongly upstream)");
+      Invalid(NameFailure::kReplacementCharacter,
+              "replacement character U+FFFD at byte " + std::to_string(at) +
+                  " (the text was decoded wrongly upstream)");
     }
     if (IsWhitespace(cp)) {
       pending_space = true;
@@ -274,11 +276,12 @@ std::optional<std::string> TnsName(std::string_view name) {
 
 std::string NormalizeCandidateName(std::string_view candidate_name) {
   if (candidate_name.size() > kMaxCandidateNameBytes) {
-    Invalid("longer than " + std::to_string(kMaxCandidateNameBytes) +
-            " bytes (" + std::to_string(candidate_name.size()) + ")");
+    Invalid(NameFailure::kTooLong,
+            "longer than " + std::to_string(kMaxCandidateNameBytes) +
+                " bytes (" + std::to_string(candidate_name.size()) + ")");
   }
   std::string name = FoldAndCollapse(candidate_name);
-  if (name.empty()) Invalid("empty or only whitespace");
+  if (name.empty()) Invalid(NameFailure::kEmpty, "empty or only whitespace");
   for (char& c : name) {
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   }

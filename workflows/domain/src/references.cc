@@ -1,17 +1,15 @@
 #include "novacat/domain/references.h"
 
 #include <cstdio>
+#include <map>
 #include <tuple>
 
 #include "internal.h"
 #include "novacat/domain/uuid.h"
-#include "novacat/runtime/errors.h"
-#include "novacat/runtime/json_reader.h"
 
 namespace novacat::domain {
 
 using internal::Describe;
-using internal::FixtureObject;
 using internal::IndexPath;
 using internal::Quote;
 using internal::TypeName;
@@ -226,9 +224,10 @@ class CandidateReader {
 
   [[noreturn]] void Fail(std::string_view member,
                          const std::string& message) const {
-    throw runtime::QuarantineError(
-        "invalid reference " + path_ +
-        (member.empty() ? "" : "." + std::string(member)) + ": " + message);
+    throw ReferenceError(ReferenceFailure::kInvalidCandidate,
+                         "invalid reference " + path_ +
+                             (member.empty() ? "" : "." + std::string(member)) +
+                             ": " + message);
   }
 
   // A string member, trimmed; nullopt when absent, null or blank.
@@ -348,58 +347,14 @@ std::string DiscoveryDateDedupeKey(std::string_view nova_id,
          std::to_string(rule_version);
 }
 
-// --- FixtureReferenceSource --------------------------------------------------
+// --- Tally -------------------------------------------------------------------
 
 namespace {
-constexpr std::string_view kReferencesFormat = "novacat.fixture.references/1";
+[[noreturn]] void InvalidResult(const std::string& what) {
+  throw ReferenceError(ReferenceFailure::kInvalidReconcileResult,
+                       "invalid reconcile result " + what);
+}
 }  // namespace
-
-FixtureReferenceSource::FixtureReferenceSource(std::filesystem::path directory)
-    : directory_(std::move(directory)) {}
-
-std::vector<json> FixtureReferenceSource::Fetch(std::string_view nova_id) {
-  if (!runtime::IsUuid(nova_id)) {
-    throw runtime::TerminalError("reference fetch: nova_id " + Quote(nova_id) +
-                                 " is not a UUID");
-  }
-  int call;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    call = ++calls_[std::string(nova_id)];
-  }
-  std::filesystem::path file = directory_ / (std::string(nova_id) + ".json");
-  if (!std::filesystem::exists(file)) return {};
-  std::string origin = file.generic_string();
-  json document = internal::ReadJsonFile(file);
-  FixtureObject root(document, origin, "$");
-  root.AllowOnly(
-      {"format", "nova_id", "description", "throttle_first", "candidates"});
-  if (root.RequiredString("format") != kReferencesFormat) {
-    root.Fail(root.Path("format"), "must be " + Quote(kReferencesFormat));
-  }
-  if (root.RequiredString("nova_id") != nova_id) {
-    root.Fail(root.Path("nova_id"),
-              "must be " + Quote(nova_id) + " (the file's name)");
-  }
-  int64_t throttle_first = root.Count("throttle_first", 0);
-  const json& candidates = root.RequiredArray("candidates");
-  if (call <= throttle_first) {
-    throw runtime::RetryableError(
-        "reference source throttled the fetch for nova " +
-        std::string(nova_id) + " (HTTP 429; fixture throttles the first " +
-        std::to_string(throttle_first) + " calls, this is call " +
-        std::to_string(call) + ")");
-  }
-  return candidates.get<std::vector<json>>();
-}
-
-int FixtureReferenceSource::calls(std::string_view nova_id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = calls_.find(nova_id);
-  return it == calls_.end() ? 0 : it->second;
-}
-
-// --- Tally -------------------------------------------------------------------
 
 ReconcileTally TallyReconcileResults(const std::vector<json>& results) {
   ReconcileTally tally;
@@ -407,27 +362,22 @@ ReconcileTally TallyReconcileResults(const std::vector<json>& results) {
     const json& result = results[i];
     std::string path = IndexPath("reconcile_results", i);
     if (!result.is_object()) {
-      throw runtime::TerminalError("invalid reconcile result " + path +
-                                   ": must be an object, got " +
-                                   TypeName(result));
+      InvalidResult(path + ": must be an object, got " + TypeName(result));
     }
     bool quarantined = false;
     if (auto q = result.find("quarantined"); q != result.end()) {
       if (!q->is_boolean()) {
-        throw runtime::TerminalError("invalid reconcile result " + path +
-                                     ".quarantined: must be true or false, "
-                                     "got " +
-                                     Describe(*q));
+        InvalidResult(path + ".quarantined: must be true or false, got " +
+                      Describe(*q));
       }
       quarantined = q->get<bool>();
     }
     bool upserted = false;
     if (auto id = result.find("reference_id");
         id != result.end() && !id->is_null()) {
-      if (!id->is_string() || !runtime::IsUuid(id->get<std::string>())) {
-        throw runtime::TerminalError("invalid reconcile result " + path +
-                                     ".reference_id: must be a UUID, got " +
-                                     Describe(*id));
+      if (!id->is_string() || !IsUuid(id->get<std::string>())) {
+        InvalidResult(path + ".reference_id: must be a UUID, got " +
+                      Describe(*id));
       }
       upserted = true;
     }
@@ -462,10 +412,11 @@ DiscoveryDateDecision DecideDiscoveryDate(
     if (!e.date || !IsCredibleRole(e.role)) continue;
     auto [it, inserted] = dated.emplace(e.reference_id, *e.date);
     if (!inserted && !(it->second == *e.date)) {
-      throw runtime::QuarantineError(
-          "irreconcilable discovery date: reference " + e.reference_id +
-          " is dated both " + it->second.ToString() + " and " +
-          e.date->ToString());
+      throw ReferenceError(ReferenceFailure::kIrreconcilableDiscoveryDate,
+                           "irreconcilable discovery date: reference " +
+                               e.reference_id + " is dated both " +
+                               it->second.ToString() + " and " +
+                               e.date->ToString());
     }
   }
   // The earliest; on equal dates the smallest reference_id (map order).

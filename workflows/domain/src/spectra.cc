@@ -1,19 +1,17 @@
 #include "novacat/domain/spectra.h"
 
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <set>
 #include <type_traits>
 
 #include "internal.h"
 #include "novacat/domain/uuid.h"
-#include "novacat/runtime/errors.h"
-#include "novacat/runtime/ids.h"
-#include "novacat/runtime/json_reader.h"
 
 namespace novacat::domain {
 
 using internal::Describe;
-using internal::FixtureObject;
 using internal::IndexPath;
 using internal::Quote;
 using internal::TypeName;
@@ -28,7 +26,6 @@ bool IsKnownProvider(std::string_view provider) {
   return false;
 }
 
-namespace {
 std::string KnownProviders() {
   std::string list;
   for (std::string_view p : kDefaultProviders) {
@@ -36,7 +33,6 @@ std::string KnownProviders() {
   }
   return list;
 }
-}  // namespace
 
 std::vector<std::string> ResolveProviders(
     const std::optional<std::vector<std::string>>& requested) {
@@ -45,7 +41,8 @@ std::vector<std::string> ResolveProviders(
                                     kDefaultProviders.end());
   }
   if (requested->empty()) {
-    throw runtime::TerminalError(
+    throw ProviderError(
+        ProviderFailure::kEmptyList,
         "invalid provider list: providers is empty (omit it to query every "
         "provider)");
   }
@@ -55,95 +52,16 @@ std::vector<std::string> ResolveProviders(
     std::string where =
         "invalid provider list: " + IndexPath("providers", i) + " " + Quote(p);
     if (!IsKnownProvider(p)) {
-      throw runtime::TerminalError(
+      throw ProviderError(
+          ProviderFailure::kUnknownProvider,
           where + " is not a known provider (known: " + KnownProviders() + ")");
     }
     if (!seen.insert(p).second) {
-      throw runtime::TerminalError(where + " is listed twice");
+      throw ProviderError(ProviderFailure::kDuplicateProvider,
+                          where + " is listed twice");
     }
   }
   return *requested;
-}
-
-// --- FixtureProvider ---------------------------------------------------------
-
-namespace {
-constexpr std::string_view kProviderFormat = "novacat.fixture.provider/1";
-}  // namespace
-
-FixtureProvider::FixtureProvider(std::filesystem::path directory)
-    : directory_(std::move(directory)) {}
-
-const FixtureProvider::Entries& FixtureProvider::Load(
-    const std::string& provider) {
-  auto it = providers_.find(provider);
-  if (it != providers_.end()) return it->second;
-  std::filesystem::path file = directory_ / (provider + ".json");
-  std::string origin = file.generic_string();
-  json document = internal::ReadJsonFile(file);
-  FixtureObject root(document, origin, "$");
-  root.AllowOnly({"format", "provider", "description", "novae"});
-  if (root.RequiredString("format") != kProviderFormat) {
-    root.Fail(root.Path("format"), "must be " + Quote(kProviderFormat));
-  }
-  if (root.RequiredString("provider") != provider) {
-    root.Fail(root.Path("provider"),
-              "must be " + Quote(provider) + " (the file's name)");
-  }
-  Entries entries;
-  for (const auto& [nova_id, value] : root.RequiredObject("novae").items()) {
-    FixtureObject entry(value, origin,
-                        internal::MemberPath(root.Path("novae"), nova_id));
-    if (!runtime::IsUuid(nova_id))
-      entry.Fail(entry.path(), "key is not a UUID");
-    entry.AllowOnly({"note", "throttle_first", "records"});
-    const json* records = entry.Find("records");
-    if (records == nullptr) entry.Fail(entry.Path("records"), "missing");
-    entries[nova_id] = Entry{entry.Count("throttle_first", 0), *records};
-  }
-  return providers_.emplace(provider, std::move(entries)).first->second;
-}
-
-std::vector<json> FixtureProvider::Query(const ProviderQuery& query) {
-  if (!IsKnownProvider(query.provider)) {
-    throw runtime::TerminalError(
-        "provider query: " + Quote(query.provider) +
-        " is not a known provider (known: " + KnownProviders() + ")");
-  }
-  if (!runtime::IsUuid(query.nova_id)) {
-    throw runtime::TerminalError("provider query: nova_id " +
-                                 Quote(query.nova_id) + " is not a UUID");
-  }
-  const Entry* entry = nullptr;
-  int call;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const Entries& entries = Load(query.provider);
-    auto it = entries.find(query.nova_id);
-    if (it != entries.end()) entry = &it->second;
-    call = ++calls_[query.provider + "/" + query.nova_id];
-  }
-  if (entry == nullptr) return {};
-  if (call <= entry->throttle_first) {
-    throw runtime::RetryableError(
-        query.provider + " throttled the query for nova " + query.nova_id +
-        " (HTTP 429; fixture throttles the first " +
-        std::to_string(entry->throttle_first) + " calls, this is call " +
-        std::to_string(call) + ")");
-  }
-  if (!entry->records.is_array()) {
-    throw runtime::QuarantineError(
-        "malformed " + query.provider + " response for nova " + query.nova_id +
-        ": records must be an array, got " + TypeName(entry->records));
-  }
-  return entry->records.get<std::vector<json>>();
-}
-
-int FixtureProvider::calls(std::string_view provider,
-                           std::string_view nova_id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = calls_.find(std::string(provider) + "/" + std::string(nova_id));
-  return it == calls_.end() ? 0 : it->second;
 }
 
 // --- Normalization -----------------------------------------------------------
@@ -251,6 +169,46 @@ int64_t MjdToUnixSeconds(double mjd) {
   return static_cast<int64_t>(std::floor(ms / 1000.0));
 }
 
+// The proleptic Gregorian date of a day count since 1970-01-01 (H.
+// Hinnant's civil_from_days).
+void CivilFromDays(int64_t z, int64_t* y, int64_t* m, int64_t* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp + (mp < 10 ? 3 : -9);
+  *y = yoe + era * 400 + (*m <= 2);
+}
+
+// "YYYY-MM-DDThh:mm:ssZ" of seconds since the Unix epoch.
+std::string FormatUtc(int64_t seconds) {
+  int64_t days = seconds / 86400 - (seconds % 86400 < 0);
+  int64_t second_of_day = seconds - days * 86400;
+  int64_t y, m, d;
+  CivilFromDays(days, &y, &m, &d);
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02dZ",
+                static_cast<int>(y), static_cast<int>(m), static_cast<int>(d),
+                static_cast<int>(second_of_day / 3600),
+                static_cast<int>(second_of_day / 60 % 60),
+                static_cast<int>(second_of_day % 60));
+  return buffer;
+}
+
+// An RFC 3339 date-time: an ISO 8601 one (ParseIsoDateTime) with "T" (or
+// "t") and a zone.
+bool IsRfc3339DateTime(std::string_view t) {
+  if (t.size() < 20 || (t[10] != 'T' && t[10] != 't')) return false;
+  const bool zone = t.back() == 'Z' || t.back() == 'z' ||
+                    t[t.size() - 6] == '+' || t[t.size() - 6] == '-';
+  std::string upper(t);
+  upper[10] = 'T';
+  return zone && ParseIsoDateTime(upper).has_value();
+}
+
 bool IsUrl(std::string_view url) {
   std::string_view rest;
   for (std::string_view scheme : {"https://", "http://", "ftp://"}) {
@@ -274,10 +232,10 @@ class RecordReader {
 
   [[noreturn]] void Malformed(std::string_view member,
                               std::string_view message) const {
-    throw runtime::QuarantineError(
-        "malformed " + std::string(schema_.provider) + " record " + path_ +
-        ": " + std::string(member) + (member.empty() ? "" : " ") +
-        std::string(message));
+    throw ProductError(ProductFailure::kMalformedRecord,
+                       "malformed " + std::string(schema_.provider) +
+                           " record " + path_ + ": " + std::string(member) +
+                           (member.empty() ? "" : " ") + std::string(message));
   }
 
   // The member, or nullptr when absent or null.
@@ -324,10 +282,11 @@ NormalizedProduct NormalizeRecord(const ProviderSchema& schema,
     for (const auto& [key, value] : record.items()) {
       members += (members.empty() ? "" : ", ") + key;
     }
-    throw runtime::QuarantineError(
-        "unknown schema variant in " + std::string(schema.provider) +
-        " record " + path + ": none of " + expected +
-        " is present (members: " + (members.empty() ? "none" : members) + ")");
+    throw ProductError(ProductFailure::kUnknownSchemaVariant,
+                       "unknown schema variant in " +
+                           std::string(schema.provider) + " record " + path +
+                           ": none of " + expected + " is present (members: " +
+                           (members.empty() ? "none" : members) + ")");
   }
 
   NormalizedProduct p;
@@ -341,15 +300,14 @@ NormalizedProduct NormalizeRecord(const ProviderSchema& schema,
       r.Malformed(schema.timestamp,
                   "must be an ISO 8601 date-time string, got " + Describe(*ts));
     }
-    p.product_timestamp = runtime::FormatTimestamp(*seconds);
+    p.product_timestamp = FormatUtc(*seconds);
   } else {
     if (!ts->is_number() || !std::isfinite(ts->get<double>()) ||
         ts->get<double>() <= 0 || ts->get<double>() >= 100000) {
       r.Malformed(schema.timestamp,
                   "must be an MJD number in (0, 100000), got " + Describe(*ts));
     }
-    p.product_timestamp =
-        runtime::FormatTimestamp(MjdToUnixSeconds(ts->get<double>()));
+    p.product_timestamp = FormatUtc(MjdToUnixSeconds(ts->get<double>()));
   }
 
   p.url = r.String(schema.url);
@@ -392,9 +350,10 @@ json NormalizedProduct::ToJson() const {
 NormalizedProduct NormalizedProduct::FromJson(const json& j,
                                               std::string_view path) {
   auto fail = [&](std::string_view member, const std::string& message) {
-    throw runtime::TerminalError(
-        "invalid normalized product " + std::string(path) +
-        (member.empty() ? "" : "." + std::string(member)) + ": " + message);
+    throw ProductError(ProductFailure::kInvalidNormalizedProduct,
+                       "invalid normalized product " + std::string(path) +
+                           (member.empty() ? "" : "." + std::string(member)) +
+                           ": " + message);
   };
   if (!j.is_object()) fail("", "must be an object, got " + TypeName(j));
   for (const auto& [key, value] : j.items()) {
@@ -418,7 +377,7 @@ NormalizedProduct NormalizedProduct::FromJson(const json& j,
   NormalizedProduct p;
   p.provider = *string("provider", true);
   p.product_timestamp = *string("product_timestamp", true);
-  if (!runtime::IsDateTime(p.product_timestamp)) {
+  if (!IsRfc3339DateTime(p.product_timestamp)) {
     fail("product_timestamp",
          "must be an RFC 3339 date-time, got " + Quote(p.product_timestamp));
   }
@@ -438,9 +397,9 @@ std::vector<NormalizedProduct> NormalizeProviderRecords(
     std::string_view provider, const std::vector<json>& records) {
   const ProviderSchema* schema = FindSchema(provider);
   if (schema == nullptr) {
-    throw runtime::TerminalError("no record schema for provider " +
-                                 Quote(provider) +
-                                 " (known: " + KnownProviders() + ")");
+    throw ProviderError(ProviderFailure::kNoRecordSchema,
+                        "no record schema for provider " + Quote(provider) +
+                            " (known: " + KnownProviders() + ")");
   }
   std::vector<NormalizedProduct> products;
   products.reserve(records.size());
@@ -464,10 +423,10 @@ std::string DatasetIdentity(const NormalizedProduct& product,
   }
   if (product.provider_key)
     return identity + "provider_key=" + *product.provider_key;
-  throw runtime::QuarantineError(
-      "ambiguous product identity: " + std::string(path) + " (" +
-      product.provider + " at " + product.product_timestamp +
-      ") has none of url, size, provider_key");
+  throw ProductError(ProductFailure::kAmbiguousIdentity,
+                     "ambiguous product identity: " + std::string(path) + " (" +
+                         product.provider + " at " + product.product_timestamp +
+                         ") has none of url, size, provider_key");
 }
 
 std::string DatasetId(std::string_view dataset_identity) {
@@ -518,11 +477,12 @@ std::vector<IdentifiedProduct> AssignDatasetIdentities(
     if (!inserted) {
       const NormalizedProduct& earlier = products[it->second];
       if (earlier == products[i]) continue;
-      throw runtime::QuarantineError(
-          "ambiguous product identity: " +
-          IndexPath("normalized_products", it->second) + " and " + path +
-          " share dataset_identity " + Quote(identity) + " but differ in " +
-          Difference(earlier, products[i]));
+      throw ProductError(ProductFailure::kAmbiguousIdentity,
+                         "ambiguous product identity: " +
+                             IndexPath("normalized_products", it->second) +
+                             " and " + path + " share dataset_identity " +
+                             Quote(identity) + " but differ in " +
+                             Difference(earlier, products[i]));
     }
     out.push_back({products[i], identity, DatasetId(identity),
                    DatasetDedupeKey(identity, schema_version)});
@@ -546,9 +506,10 @@ DiscoverySummary SummarizeDiscovery(const std::vector<json>& provider_results) {
     const json& result = provider_results[i];
     std::string path = IndexPath("provider_results", i);
     auto fail = [&](std::string_view member, const std::string& message) {
-      throw runtime::TerminalError(
-          "invalid provider result " + path +
-          (member.empty() ? "" : "." + std::string(member)) + ": " + message);
+      throw ProductError(ProductFailure::kInvalidProviderResult,
+                         "invalid provider result " + path +
+                             (member.empty() ? "" : "." + std::string(member)) +
+                             ": " + message);
     };
     if (!result.is_object())
       fail("", "must be an object, got " + TypeName(result));
@@ -574,7 +535,7 @@ DiscoverySummary SummarizeDiscovery(const std::vector<json>& provider_results) {
       }
       for (size_t k = 0; k < ids->size(); ++k) {
         const json& id = (*ids)[k];
-        if (!id.is_string() || !runtime::IsUuid(id.get<std::string>())) {
+        if (!id.is_string() || !IsUuid(id.get<std::string>())) {
           fail(IndexPath(member, k), "must be a UUID, got " + Describe(id));
         }
         (member == "new_dataset_ids" ? s.dataset_count_new

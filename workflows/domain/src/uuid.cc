@@ -5,9 +5,6 @@
 #include <array>
 #include <cstdint>
 
-#include "novacat/runtime/errors.h"
-#include "novacat/runtime/json_reader.h"
-
 namespace novacat::domain {
 namespace {
 
@@ -20,11 +17,20 @@ int HexValue(char c) {
 
 }  // namespace
 
+bool IsUuid(std::string_view text) {
+  if (text.size() != 36) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? text[i] != '-' : HexValue(text[i]) < 0) return false;
+  }
+  return true;
+}
+
 std::string UuidV5(std::string_view namespace_uuid, std::string_view name) {
-  if (!runtime::IsUuid(namespace_uuid)) {
-    throw runtime::TerminalError("UuidV5: namespace \"" +
-                                 std::string(namespace_uuid) +
-                                 "\" is not a UUID");
+  if (!IsUuid(namespace_uuid)) {
+    throw UuidError(UuidFailure::kInvalidNamespace,
+                    "UuidV5: namespace \"" + std::string(namespace_uuid) +
+                        "\" is not a UUID");
   }
   std::string data;
   for (size_t i = 0; i < namespace_uuid.size(); i += 2) {
@@ -38,7 +44,8 @@ std::string UuidV5(std::string_view namespace_uuid, std::string_view name) {
   if (EVP_Digest(data.data(), data.size(), digest.data(), &length, EVP_sha1(),
                  nullptr) != 1 ||
       length != 20) {
-    throw runtime::TerminalError("UuidV5: SHA-1 failed (OpenSSL)");
+    throw UuidError(UuidFailure::kDigestFailed,
+                    "UuidV5: SHA-1 failed (OpenSSL)");
   }
   digest[6] = static_cast<unsigned char>((digest[6] & 0x0F) | 0x50);
   digest[8] = static_cast<unsigned char>((digest[8] & 0x3F) | 0x80);
@@ -53,7 +60,7 @@ std::string UuidV5(std::string_view namespace_uuid, std::string_view name) {
 }
 
 bool IsUuidV5(std::string_view text) {
-  if (!runtime::IsUuid(text)) return false;
+  if (!IsUuid(text)) return false;
   int variant = HexValue(text[19]);
   return text[14] == '5' && variant >= 8 && variant <= 11;
 }

@@ -11,7 +11,7 @@
 namespace novacat::domain {
 namespace {
 
-using testing::Throws;
+using testing::Fails;
 
 // Tolerance of "exact" expectations: 1e-9 arcsec (5e-15 rad).
 constexpr double kExact = 1e-9;
@@ -121,25 +121,32 @@ TEST(AngularSeparationTest, AgreesWithHaversineAndIsSymmetric) {
 TEST(AngularSeparationTest, RejectsInvalidCoordinatesNamingTheArgument) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kOutOfRange,
       [] { AngularSeparationArcsec(360, 0, 0, 0); },
       "invalid coordinates: ra1_deg = 360 is not in [0, 360) degrees"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kOutOfRange,
       [] { AngularSeparationArcsec(0, 0, -0.1, 0); },
       "invalid coordinates: ra2_deg = -0.1 is not in [0, 360) degrees"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kOutOfRange,
       [] { AngularSeparationArcsec(0, 90.0001, 0, 0); },
       "invalid coordinates: dec1_deg = 90.0001 is not in [-90, 90] degrees"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kOutOfRange,
       [] { AngularSeparationArcsec(0, 0, 0, -91); },
       "invalid coordinates: dec2_deg = -91 is not in [-90, 90] degrees"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kNotFinite,
       [&] { AngularSeparationArcsec(nan, 0, 0, 0); },
       "invalid coordinates: ra1_deg = nan is not a finite number"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kNotFinite,
       [&] { AngularSeparationArcsec(0, 0, 0, inf); },
       "invalid coordinates: dec2_deg = inf is not a finite number"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kNotFinite,
       [&] { AngularSeparationArcsec(0, -inf, 0, 0); },
       "invalid coordinates: dec1_deg = -inf is not a finite number"));
   // The edges that are valid.
@@ -149,11 +156,12 @@ TEST(AngularSeparationTest, RejectsInvalidCoordinatesNamingTheArgument) {
 
 TEST(ValidateCoordinatesTest, NamesTheCallersFields) {
   EXPECT_NO_THROW(ValidateCoordinates(0, 0));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kOutOfRange,
       [] { ValidateCoordinates(400, 0, "resolved_ra", "resolved_dec"); },
       "invalid coordinates: resolved_ra = 400 is not in [0, 360) degrees"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [] { ValidateCoordinates(1, 100); },
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kOutOfRange, [] { ValidateCoordinates(1, 100); },
       "invalid coordinates: dec_deg = 100 is not in [-90, 90] degrees"));
 }
 
@@ -181,10 +189,12 @@ TEST(ClassifyMinimumSeparationTest, BandsFollowTheSpecsChoiceState) {
 }
 
 TEST(ClassifyMinimumSeparationTest, RejectsImpossibleSeparations) {
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kInvalidSeparation,
       [] { ClassifyMinimumSeparation(-0.1); },
       "invalid separation: -0.1 arcsec is not a finite non-negative number"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kInvalidSeparation,
       [] { ClassifySeparation(std::numeric_limits<double>::quiet_NaN()); },
       "invalid separation: nan arcsec is not a finite non-negative number"));
 }
@@ -237,7 +247,8 @@ TEST(MatchCoordinatesTest, TheMinimumWinsAndTiesGoToTheSmallestId) {
 }
 
 TEST(MatchCoordinatesTest, TwoNovaeInTheDuplicateBandIsAQuarantine) {
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kAmbiguousMatch,
       [] {
         MatchCoordinates(kRa, kDec,
                          {{"nova-b", kRa, kDec + 1.0 / 3600},
@@ -249,10 +260,11 @@ TEST(MatchCoordinatesTest, TwoNovaeInTheDuplicateBandIsAQuarantine) {
 }
 
 TEST(MatchCoordinatesTest, InvalidCoordinatesAreTerminal) {
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [] { MatchCoordinates(360, 0, {}); },
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kOutOfRange, [] { MatchCoordinates(360, 0, {}); },
       "invalid coordinates: resolved_ra = 360 is not in [0, 360) degrees"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      CoordinateFailure::kOutOfRange,
       [] {
         MatchCoordinates(0, 0, {{"nova-x", 0, -95}});
       },

@@ -11,7 +11,7 @@
 namespace novacat::domain {
 namespace {
 
-using testing::Throws;
+using testing::Fails;
 
 std::string Upper(std::string_view s) {
   std::string out(s);
@@ -237,8 +237,8 @@ TEST(NormalizeCandidateNameTest, IsIdempotent) {
 TEST(NormalizeCandidateNameTest, EmptyOrWhitespaceOnlyIsInvalid) {
   for (const char* name :
        {"", " ", " \t  ", "\u00a0\u2009\u3000", "\u200b", "\ufeff \u00ad"}) {
-    EXPECT_TRUE(Throws<runtime::TerminalError>(
-        [&] { NormalizeCandidateName(name); },
+    EXPECT_TRUE(Fails(
+        NameFailure::kEmpty, [&] { NormalizeCandidateName(name); },
         "invalid candidate_name: empty or only whitespace"))
         << name;
   }
@@ -247,14 +247,15 @@ TEST(NormalizeCandidateNameTest, EmptyOrWhitespaceOnlyIsInvalid) {
 TEST(NormalizeCandidateNameTest, OverLongIsInvalid) {
   EXPECT_EQ(NormalizeCandidateName(std::string(256, 'a')),
             std::string(256, 'A'));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      NameFailure::kTooLong,
       [] { NormalizeCandidateName(std::string(257, 'a')); },
       "invalid candidate_name: longer than 256 bytes (257)"));
   // Bytes, not characters: 86 fullwidth letters are 258 bytes.
   std::string fullwidth;
   for (int i = 0; i < 86; ++i) fullwidth += "Ａ";
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [&] { NormalizeCandidateName(fullwidth); },
+  EXPECT_TRUE(Fails(
+      NameFailure::kTooLong, [&] { NormalizeCandidateName(fullwidth); },
       "invalid candidate_name: longer than 256 bytes (258)"));
 }
 
@@ -262,6 +263,7 @@ TEST(NormalizeCandidateNameTest, ControlCharactersAreInvalid) {
   struct Case {
     std::string name;
     std::string message;
+    NameFailure failure = NameFailure::kControlCharacter;
   };
   for (const Case& c : std::vector<Case>{
            {"V1500\x07"
@@ -278,11 +280,12 @@ TEST(NormalizeCandidateNameTest, ControlCharactersAreInvalid) {
            {"V1500\u2066Cyg\u2069", "control character U+2066 at byte 5"},
            {"V1500\xef\xbf\xbd",
             "replacement character U+FFFD at byte 5 (the text was decoded "
-            "wrongly upstream)"},
+            "wrongly upstream)",
+            NameFailure::kReplacementCharacter},
        }) {
-    EXPECT_TRUE(
-        Throws<runtime::TerminalError>([&] { NormalizeCandidateName(c.name); },
-                                       "invalid candidate_name: " + c.message))
+    EXPECT_TRUE(Fails(
+        c.failure, [&] { NormalizeCandidateName(c.name); },
+        "invalid candidate_name: " + c.message))
         << c.message;
   }
 }
@@ -302,8 +305,8 @@ TEST(NormalizeCandidateNameTest, InvalidUtf8IsInvalid) {
            {"V\x80", 1},             // lone continuation byte
            {"V\xc3(", 1},            // bad continuation
        }) {
-    EXPECT_TRUE(Throws<runtime::TerminalError>(
-        [&] { NormalizeCandidateName(c.name); },
+    EXPECT_TRUE(Fails(
+        NameFailure::kNotUtf8, [&] { NormalizeCandidateName(c.name); },
         "invalid candidate_name: not valid UTF-8 at byte " +
             std::to_string(c.byte)))
         << c.byte;

@@ -2,9 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-
+#include "fixture_data.h"
 #include "novacat/domain/uuid.h"
 #include "test_util.h"
 
@@ -12,11 +10,11 @@ namespace novacat::domain {
 namespace {
 
 using nlohmann::json;
-using testing::Throws;
+using testing::Fails;
+using testing::ReferenceCandidates;
 using Change = DiscoveryDateChange;
 using Role = ReferenceRole;
 
-constexpr char kReferences[] = "fixtures/references";
 constexpr char kV1500[] = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
 constexpr char kGkPer[] = "86cb14e8-2bf7-4bec-9837-df4287f58a01";
 
@@ -280,12 +278,14 @@ TEST(NormalizeReferenceCandidateTest,
             "SPECTROSCOPY, PHOTOMETRY, ANALYSIS, CATALOG, PROGENITOR, "
             "ERRATUM, OTHER)"},
        }) {
-    EXPECT_TRUE(Throws<runtime::QuarantineError>(
+    EXPECT_TRUE(Fails(
+        ReferenceFailure::kInvalidCandidate,
         [&] { NormalizeReferenceCandidate(c.candidate); },
         "invalid reference candidate" + c.message))
         << c.message;
   }
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      ReferenceFailure::kInvalidCandidate,
       [] {
         NormalizeReferenceCandidate({{"source", "ADS"}},
                                     "reference_candidates[7]");
@@ -309,11 +309,9 @@ TEST(ReferenceKeysTest, IdsAndDedupeKeys) {
   EXPECT_EQ(kDiscoveryDateRuleVersion, 1);
 }
 
-// --- FixtureReferenceSource --------------------------------------------------
-
-TEST(FixtureReferenceSourceTest, V1500CandidatesNormalizeOrQuarantine) {
-  FixtureReferenceSource source(kReferences);
-  std::vector<json> candidates = source.Fetch(kV1500);
+TEST(NormalizeReferenceCandidateTest,
+     V1500FixtureCandidatesNormalizeOrQuarantine) {
+  std::vector<json> candidates = ReferenceCandidates(kV1500);
   ASSERT_EQ(candidates.size(), 11u);
   std::vector<std::string> ids, quarantined;
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -322,7 +320,7 @@ TEST(FixtureReferenceSourceTest, V1500CandidatesNormalizeOrQuarantine) {
           NormalizeReferenceCandidate(
               candidates[i], "reference_candidates[" + std::to_string(i) + "]")
               .reference_id);
-    } catch (const runtime::QuarantineError& e) {
+    } catch (const ReferenceError& e) {
       quarantined.push_back(e.what());
     }
   }
@@ -344,45 +342,6 @@ TEST(FixtureReferenceSourceTest, V1500CandidatesNormalizeOrQuarantine) {
                 "object, got string"}));
 }
 
-TEST(FixtureReferenceSourceTest, ThrottlingUnknownNovaeAndBadIds) {
-  FixtureReferenceSource source(kReferences);
-  for (int call = 1; call <= 2; ++call) {
-    EXPECT_TRUE(Throws<runtime::RetryableError>(
-        [&] { source.Fetch(kGkPer); },
-        "reference source throttled the fetch for nova " + std::string(kGkPer) +
-            " (HTTP 429; fixture throttles the first 2 calls, this is call " +
-            std::to_string(call) + ")"));
-  }
-  EXPECT_EQ(source.Fetch(kGkPer).size(), 2u);
-  EXPECT_EQ(source.calls(kGkPer), 3);
-  EXPECT_EQ(source.Fetch("00000000-0000-4000-8000-000000000000"),
-            std::vector<json>{});
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [&] { source.Fetch("../novae/existing"); },
-      "reference fetch: nova_id \"../novae/existing\" is not a UUID"));
-}
-
-TEST(FixtureReferenceSourceTest, ABrokenFileIsTerminal) {
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() /
-      ("novacat-domain-test-" +
-       std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
-  std::filesystem::create_directories(dir);
-  const std::string id = "11111111-1111-4111-8111-111111111111";
-  {
-    std::ofstream out(dir / (id + ".json"));
-    out << R"({"format": "novacat.fixture.references/1",
-               "nova_id": "22222222-2222-4222-8222-222222222222",
-               "candidates": []})";
-  }
-  FixtureReferenceSource source(dir);
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [&] { source.Fetch(id); }, (dir / (id + ".json")).generic_string() +
-                                     ": $.nova_id: must be \"" + id +
-                                     "\" (the file's name)"));
-  std::filesystem::remove_all(dir);
-}
-
 // --- Tally -------------------------------------------------------------------
 
 TEST(TallyReconcileResultsTest, CountsUpsertsLinksAndQuarantines) {
@@ -395,18 +354,21 @@ TEST(TallyReconcileResultsTest, CountsUpsertsLinksAndQuarantines) {
   };
   EXPECT_EQ(TallyReconcileResults(results), (ReconcileTally{3, 2, 2}));
   EXPECT_EQ(TallyReconcileResults({}), ReconcileTally{});
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ReferenceFailure::kInvalidReconcileResult,
       [] { TallyReconcileResults({json::array()}); },
       "invalid reconcile result reconcile_results[0]: must be an object, got "
       "array"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ReferenceFailure::kInvalidReconcileResult,
       [] {
         TallyReconcileResults(
             {json::object(), json{{"reference_id", "not-a-uuid"}}});
       },
       "invalid reconcile result reconcile_results[1].reference_id: must be a "
       "UUID, got \"not-a-uuid\""));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ReferenceFailure::kInvalidReconcileResult,
       [] {
         TallyReconcileResults({json{{"quarantined", 1}}});
       },
@@ -418,13 +380,12 @@ TEST(TallyReconcileResultsTest, CountsUpsertsLinksAndQuarantines) {
 
 // The V1500 fixture's candidates as evidence (the quarantined ones dropped).
 std::vector<DiscoveryEvidence> V1500Evidence() {
-  FixtureReferenceSource source(kReferences);
   std::vector<DiscoveryEvidence> evidence;
-  for (const json& c : source.Fetch(kV1500)) {
+  for (const json& c : ReferenceCandidates(kV1500)) {
     try {
       NormalizedReference r = NormalizeReferenceCandidate(c);
       evidence.push_back({r.reference_id, r.publication_date, r.role});
-    } catch (const runtime::QuarantineError&) {
+    } catch (const ReferenceError&) {
     }
   }
   return evidence;
@@ -503,7 +464,8 @@ TEST(DecideDiscoveryDateTest, TiesGoToTheSmallestReferenceId) {
 }
 
 TEST(DecideDiscoveryDateTest, OneReferenceWithTwoDatesIsIrreconcilable) {
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      ReferenceFailure::kIrreconcilableDiscoveryDate,
       [] {
         DecideDiscoveryDate(std::nullopt,
                             {{"r1", D("1975-08-30"), Role::kDiscovery},
@@ -520,11 +482,8 @@ TEST(DecideDiscoveryDateTest, OneReferenceWithTwoDatesIsIrreconcilable) {
 }
 
 TEST(DecideDiscoveryDateTest, GkPerIsUnchanged) {
-  FixtureReferenceSource source(kReferences);
-  EXPECT_THROW(source.Fetch(kGkPer), runtime::RetryableError);
-  EXPECT_THROW(source.Fetch(kGkPer), runtime::RetryableError);
   std::vector<DiscoveryEvidence> evidence;
-  for (const json& c : source.Fetch(kGkPer)) {
+  for (const json& c : ReferenceCandidates(kGkPer)) {
     NormalizedReference r = NormalizeReferenceCandidate(c);
     evidence.push_back({r.reference_id, r.publication_date, r.role});
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fixture_data.h"
 #include "novacat/domain/uuid.h"
 #include "test_util.h"
 
@@ -9,19 +10,12 @@ namespace novacat::domain {
 namespace {
 
 using nlohmann::json;
-using testing::Throws;
+using testing::Fails;
+using testing::ProviderRecords;
 
-constexpr char kProviders[] = "fixtures/providers";
 constexpr char kV1500[] = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
 constexpr char kGkPer[] = "86cb14e8-2bf7-4bec-9837-df4287f58a01";
 constexpr char kUnknownNova[] = "00000000-0000-4000-8000-000000000000";
-
-ProviderQuery Query(std::string provider, std::string nova_id) {
-  ProviderQuery q;
-  q.provider = std::move(provider);
-  q.nova_id = std::move(nova_id);
-  return q;
-}
 
 // --- Providers ---------------------------------------------------------------
 
@@ -35,21 +29,25 @@ TEST(ProvidersTest, DefaultListAndResolution) {
 }
 
 TEST(ProvidersTest, InvalidListsAreTerminal) {
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProviderFailure::kEmptyList,
       [] { ResolveProviders(std::vector<std::string>{}); },
       "invalid provider list: providers is empty (omit it to query every "
       "provider)"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProviderFailure::kUnknownProvider,
       [] {
         ResolveProviders(std::vector<std::string>{"ESO", "FOO"});
       },
       "invalid provider list: providers[1] \"FOO\" is not a known provider "
       "(known: ESO, MAST, AAVSO)"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProviderFailure::kUnknownProvider,
       [] { ResolveProviders(std::vector<std::string>{"eso"}); },
       "invalid provider list: providers[0] \"eso\" is not a known provider "
       "(known: ESO, MAST, AAVSO)"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProviderFailure::kDuplicateProvider,
       [] {
         ResolveProviders(std::vector<std::string>{"ESO", "MAST", "ESO"});
       },
@@ -57,63 +55,10 @@ TEST(ProvidersTest, InvalidListsAreTerminal) {
 }
 
 TEST(ProvidersTest, EveryProviderHasARecordSchemaAndAFixture) {
-  FixtureProvider provider(kProviders);
   for (std::string_view p : kDefaultProviders) {
     EXPECT_NO_THROW(NormalizeProviderRecords(p, {})) << p;
-    EXPECT_NO_THROW(provider.Query(Query(std::string(p), kUnknownNova))) << p;
+    EXPECT_NO_THROW(ProviderRecords(p, kUnknownNova)) << p;
   }
-}
-
-// --- FixtureProvider ---------------------------------------------------------
-
-TEST(FixtureProviderTest, ReturnsTheRawRecords) {
-  FixtureProvider provider(kProviders);
-  std::vector<json> records = provider.Query(Query("ESO", kV1500));
-  ASSERT_EQ(records.size(), 2u);
-  EXPECT_EQ(records[0]["dp_id"], "ADP.2016-06-02T10:01:19.436");
-  EXPECT_EQ(records[0]["prog_id"], "097.D-0123(A)");  // unknown members kept
-  EXPECT_TRUE(records[1]["access_url"].is_null());
-  EXPECT_EQ(provider.Query(Query("MAST", kV1500)).size(), 3u);
-  EXPECT_EQ(provider.Query(Query("ESO", kUnknownNova)), std::vector<json>{});
-}
-
-TEST(FixtureProviderTest, ThrottlesTheFirstCallsPerInstance) {
-  FixtureProvider provider(kProviders);
-  for (int call = 1; call <= 2; ++call) {
-    EXPECT_TRUE(Throws<runtime::RetryableError>(
-        [&] { provider.Query(Query("ESO", kGkPer)); },
-        "ESO throttled the query for nova " + std::string(kGkPer) +
-            " (HTTP 429; fixture throttles the first 2 calls, this is call " +
-            std::to_string(call) + ")"));
-  }
-  EXPECT_EQ(provider.Query(Query("ESO", kGkPer)).size(), 1u);
-  EXPECT_EQ(provider.calls("ESO", kGkPer), 3);
-  EXPECT_EQ(provider.calls("MAST", kGkPer), 0);
-  FixtureProvider fresh(kProviders);
-  EXPECT_THROW(fresh.Query(Query("ESO", kGkPer)), runtime::RetryableError);
-}
-
-TEST(FixtureProviderTest, AResponseThatIsNotAListIsQuarantined) {
-  FixtureProvider provider(kProviders);
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
-      [&] { provider.Query(Query("AAVSO", kGkPer)); },
-      "malformed AAVSO response for nova " + std::string(kGkPer) +
-          ": records must be an array, got object"));
-}
-
-TEST(FixtureProviderTest, QueriesThatCannotBeMadeAreTerminal) {
-  FixtureProvider provider(kProviders);
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [&] { provider.Query(Query("FOO", kV1500)); },
-      "provider query: \"FOO\" is not a known provider (known: ESO, MAST, "
-      "AAVSO)"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [&] { provider.Query(Query("ESO", "../../etc/passwd")); },
-      "provider query: nova_id \"../../etc/passwd\" is not a UUID"));
-  FixtureProvider nowhere("fixtures/no-such-dir");
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [&] { nowhere.Query(Query("ESO", kV1500)); },
-      "fixtures/no-such-dir/ESO.json: cannot be read (missing file?)"));
 }
 
 // --- Normalization -----------------------------------------------------------
@@ -128,22 +73,19 @@ NormalizedProduct Product(std::string provider, std::string timestamp,
 }
 
 TEST(NormalizeProviderRecordsTest, EsoFixtureRecords) {
-  FixtureProvider provider(kProviders);
-  EXPECT_EQ(
-      NormalizeProviderRecords("ESO", provider.Query(Query("ESO", kV1500))),
-      (std::vector<NormalizedProduct>{
-          Product("ESO", "2016-05-31T08:12:33Z",
-                  "https://dataportal.eso.org/dataportal_new/file/"
-                  "ADP.2016-06-02T10:01:19.436",
-                  2359296, "ADP.2016-06-02T10:01:19.436", "UVES"),
-          Product("ESO", "2016-05-31T06:45:10Z", std::nullopt, 2359300,
-                  "ADP.2016-06-02T10:01:19.512", "UVES")}));
+  EXPECT_EQ(NormalizeProviderRecords("ESO", ProviderRecords("ESO", kV1500)),
+            (std::vector<NormalizedProduct>{
+                Product("ESO", "2016-05-31T08:12:33Z",
+                        "https://dataportal.eso.org/dataportal_new/file/"
+                        "ADP.2016-06-02T10:01:19.436",
+                        2359296, "ADP.2016-06-02T10:01:19.436", "UVES"),
+                Product("ESO", "2016-05-31T06:45:10Z", std::nullopt, 2359300,
+                        "ADP.2016-06-02T10:01:19.512", "UVES")}));
 }
 
 TEST(NormalizeProviderRecordsTest, MastFixtureRecordsFromMjd) {
-  FixtureProvider provider(kProviders);
   std::vector<NormalizedProduct> products =
-      NormalizeProviderRecords("MAST", provider.Query(Query("MAST", kV1500)));
+      NormalizeProviderRecords("MAST", ProviderRecords("MAST", kV1500));
   NormalizedProduct swp = Product(
       "MAST", "1978-05-03T13:03:31Z",
       "https://archive.stsci.edu/pub/iue/data/swp/01000/swp01744.mxlo.gz",
@@ -155,9 +97,9 @@ TEST(NormalizeProviderRecordsTest, MastFixtureRecordsFromMjd) {
 }
 
 TEST(NormalizeProviderRecordsTest, ArasFixtureHasAMalformedRecord) {
-  FixtureProvider provider(kProviders);
-  std::vector<json> records = provider.Query(Query("AAVSO", kV1500));
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  std::vector<json> records = ProviderRecords("AAVSO", kV1500);
+  EXPECT_TRUE(Fails(
+      ProductFailure::kMalformedRecord,
       [&] { NormalizeProviderRecords("AAVSO", records); },
       "malformed AAVSO record products[1]: obs_date must be an ISO 8601 "
       "date-time string, got \"yesterday\""));
@@ -194,8 +136,8 @@ TEST(NormalizeProviderRecordsTest, InvalidIsoTimestampsAreMalformed) {
         json("2016-03-01T05:12:33."), json("2016-03-01T05:12:33+0530"),
         json("2016-03-01T05:12:33 UTC"), json("0000-01-01T00:00:00"),
         json(12)}) {
-    EXPECT_TRUE(Throws<runtime::QuarantineError>(
-        [&] { EsoTimestamp(bad); },
+    EXPECT_TRUE(Fails(
+        ProductFailure::kMalformedRecord, [&] { EsoTimestamp(bad); },
         "malformed ESO record products[0]: date_obs must be an ISO 8601 "
         "date-time string, got " +
             bad.dump()))
@@ -218,8 +160,8 @@ TEST(NormalizeProviderRecordsTest, MjdTimestamps) {
   EXPECT_EQ(MastTimestamp(0.5), "1858-11-17T12:00:00Z");
   for (const json& bad :
        {json(0), json(-1), json(100000), json("57000"), json(true)}) {
-    EXPECT_TRUE(Throws<runtime::QuarantineError>(
-        [&] { MastTimestamp(bad); },
+    EXPECT_TRUE(Fails(
+        ProductFailure::kMalformedRecord, [&] { MastTimestamp(bad); },
         "malformed MAST record products[0]: t_min must be an MJD number in "
         "(0, 100000), got " +
             bad.dump()))
@@ -268,13 +210,15 @@ TEST(NormalizeProviderRecordsTest, MalformedMembersNameRecordAndMember) {
            {{{"date_obs", ok}, {"instrument", 5}},
             "products[0]: instrument must be a non-empty string, got 5"},
        }) {
-    EXPECT_TRUE(Throws<runtime::QuarantineError>(
+    EXPECT_TRUE(Fails(
+        ProductFailure::kMalformedRecord,
         [&] { NormalizeProviderRecords("ESO", {c.record}); },
         "malformed ESO record " + c.message))
         << c.message;
   }
   // The index is the record's.
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kMalformedRecord,
       [&] {
         NormalizeProviderRecords(
             "ESO", {json{{"date_obs", ok}}, json{{"date_obs", ok}},
@@ -297,7 +241,8 @@ TEST(NormalizeProviderRecordsTest, AcceptedVariantsOfMembers) {
 }
 
 TEST(NormalizeProviderRecordsTest, UnknownSchemaVariant) {
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kUnknownSchemaVariant,
       [] {
         NormalizeProviderRecords(
             "ESO", {json{{"obsdate", "2016-03-01"}, {"link", "https://x/y"}}});
@@ -305,14 +250,16 @@ TEST(NormalizeProviderRecordsTest, UnknownSchemaVariant) {
       "unknown schema variant in ESO record products[0]: none of date_obs, "
       "access_url, filesize, dp_id, instrument is present (members: link, "
       "obsdate)"));
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kUnknownSchemaVariant,
       [] { NormalizeProviderRecords("AAVSO", {json::object()}); },
       "unknown schema variant in AAVSO record products[0]: none of obs_date, "
       "fits_url, spectrum_id, instrument is present (members: none)"));
 }
 
 TEST(NormalizeProviderRecordsTest, UnknownProviderIsTerminal) {
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProviderFailure::kNoRecordSchema,
       [] { NormalizeProviderRecords("FOO", {}); },
       "no record schema for provider \"FOO\" (known: ESO, MAST, AAVSO)"));
 }
@@ -364,7 +311,8 @@ TEST(NormalizedProductTest, FromJsonRejectsWhatWeNeverWrite) {
             "got 0"},
            {with("url", ""), ".url: must be a non-empty string, got \"\""},
        }) {
-    EXPECT_TRUE(Throws<runtime::TerminalError>(
+    EXPECT_TRUE(Fails(
+        ProductFailure::kInvalidNormalizedProduct,
         [&] { NormalizedProduct::FromJson(c.doc, p); },
         "invalid normalized product " + p + c.message))
         << c.message;
@@ -387,7 +335,8 @@ TEST(DatasetIdentityTest, FallsBackFromUrlToSizeToProviderKey) {
             "provider=MAST|product_timestamp=1978-05-03T13:03:31Z|provider_key="
             "swp01744");
   p.provider_key.reset();
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kAmbiguousIdentity,
       [&] { DatasetIdentity(p, "normalized_products[3]"); },
       "ambiguous product identity: normalized_products[3] (MAST at "
       "1978-05-03T13:03:31Z) has none of url, size, provider_key"));
@@ -408,11 +357,10 @@ TEST(DatasetIdentityTest, IdAndDedupeKey) {
 
 TEST(AssignDatasetIdentitiesTest, OverTheFixturesIsStableAcrossRuns) {
   auto run = [] {
-    FixtureProvider provider(kProviders);
     std::vector<IdentifiedProduct> all;
     for (const char* p : {"ESO", "MAST"}) {
       auto ids = AssignDatasetIdentities(
-          NormalizeProviderRecords(p, provider.Query(Query(p, kV1500))), 1);
+          NormalizeProviderRecords(p, ProviderRecords(p, kV1500)), 1);
       all.insert(all.end(), ids.begin(), ids.end());
     }
     return all;
@@ -440,10 +388,10 @@ TEST(AssignDatasetIdentitiesTest, OverTheFixturesIsStableAcrossRuns) {
 }
 
 TEST(AssignDatasetIdentitiesTest, AmbiguousIdentitiesAreQuarantined) {
-  FixtureProvider provider(kProviders);
   std::vector<NormalizedProduct> gk =
-      NormalizeProviderRecords("MAST", provider.Query(Query("MAST", kGkPer)));
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      NormalizeProviderRecords("MAST", ProviderRecords("MAST", kGkPer));
+  EXPECT_TRUE(Fails(
+      ProductFailure::kAmbiguousIdentity,
       [&] { AssignDatasetIdentities(gk, 1); },
       "ambiguous product identity: normalized_products[1] (MAST at "
       "1979-05-08T12:00:00Z) has none of url, size, provider_key"));
@@ -452,7 +400,8 @@ TEST(AssignDatasetIdentitiesTest, AmbiguousIdentitiesAreQuarantined) {
                                 1000, std::nullopt, std::nullopt);
   NormalizedProduct b = a;
   b.size_bytes = 2000;
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kAmbiguousIdentity,
       [&] {
         AssignDatasetIdentities({a, a, b}, 1);
       },
@@ -462,7 +411,8 @@ TEST(AssignDatasetIdentitiesTest, AmbiguousIdentitiesAreQuarantined) {
       "a\" but differ in size_bytes (1000 vs 2000)"));
   NormalizedProduct c = a;
   c.instrument = "UVES";
-  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kAmbiguousIdentity,
       [&] {
         AssignDatasetIdentities({a, c}, 1);
       },
@@ -508,19 +458,22 @@ TEST(SummarizeDiscoveryTest, CountsPerProviderAndOverall) {
 }
 
 TEST(SummarizeDiscoveryTest, BrokenResultsAreTerminal) {
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kInvalidProviderResult,
       [] {
         SummarizeDiscovery({json{{"provider", "ESO"}}, json("x")});
       },
       "invalid provider result provider_results[1]: must be an object, got "
       "string"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kInvalidProviderResult,
       [] {
         SummarizeDiscovery({json{{"new_dataset_ids", json::array()}}});
       },
       "invalid provider result provider_results[0].provider: must be a "
       "non-empty string"));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kInvalidProviderResult,
       [] {
         SummarizeDiscovery({json{
             {"provider", "ESO"},
@@ -529,7 +482,8 @@ TEST(SummarizeDiscoveryTest, BrokenResultsAreTerminal) {
       },
       "invalid provider result provider_results[0].new_dataset_ids[1]: must "
       "be a UUID, got \"x\""));
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
+  EXPECT_TRUE(Fails(
+      ProductFailure::kInvalidProviderResult,
       [] {
         SummarizeDiscovery({json{{"provider", "ESO"}, {"quarantined", "yes"}}});
       },

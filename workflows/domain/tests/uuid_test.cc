@@ -2,14 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "novacat/runtime/ids.h"
-#include "novacat/runtime/json_reader.h"
 #include "test_util.h"
 
 namespace novacat::domain {
 namespace {
 
-using testing::Throws;
+using testing::Fails;
 
 constexpr std::string_view kDns = "6ba7b810-9dad-11d1-80b4-00c04fd430c8";
 constexpr std::string_view kUrl = "6ba7b811-9dad-11d1-80b4-00c04fd430c8";
@@ -42,19 +40,30 @@ TEST(UuidV5Test, IsStableDistinctAndValid) {
   EXPECT_NE(UuidV5(kDatasetIdNamespace, "y"), a);
   EXPECT_NE(UuidV5(kReferenceIdNamespace, "x"), a);
   EXPECT_TRUE(IsUuidV5(a));
-  EXPECT_TRUE(runtime::IsUuid(a));
-  EXPECT_FALSE(runtime::IsUuidV4(a));
+  EXPECT_TRUE(IsUuid(a));
+  EXPECT_EQ(a[14], '5');  // not version 4
+}
+
+TEST(IsUuidTest, EightFourFourFourTwelveHexDigits) {
+  EXPECT_TRUE(IsUuid("d4bbdda3-6824-4e82-b1ce-1b781190fbec"));
+  EXPECT_TRUE(IsUuid("D4BBDDA3-6824-4E82-B1CE-1B781190FBEC"));
+  EXPECT_FALSE(IsUuid(""));
+  EXPECT_FALSE(IsUuid("d4bbdda3-6824-4e82-b1ce-1b781190fbe"));    // short
+  EXPECT_FALSE(IsUuid("d4bbdda3-6824-4e82-b1ce-1b781190fbecc"));  // long
+  EXPECT_FALSE(IsUuid("d4bbdda36-824-4e82-b1ce-1b781190fbec"));   // dash
+  EXPECT_FALSE(IsUuid("g4bbdda3-6824-4e82-b1ce-1b781190fbec"));   // not hex
+  EXPECT_FALSE(IsUuid("../../etc/passwd"));
 }
 
 TEST(UuidV5Test, TheNamespacesAreUuids) {
-  EXPECT_TRUE(runtime::IsUuid(kDatasetIdNamespace));
-  EXPECT_TRUE(runtime::IsUuid(kReferenceIdNamespace));
+  EXPECT_TRUE(IsUuid(kDatasetIdNamespace));
+  EXPECT_TRUE(IsUuid(kReferenceIdNamespace));
   EXPECT_NE(kDatasetIdNamespace, kReferenceIdNamespace);
 }
 
 TEST(UuidV5Test, RejectsANamespaceThatIsNotAUuid) {
-  EXPECT_TRUE(Throws<runtime::TerminalError>(
-      [] { UuidV5("not-a-uuid", "x"); },
+  EXPECT_TRUE(Fails(
+      UuidFailure::kInvalidNamespace, [] { UuidV5("not-a-uuid", "x"); },
       "UuidV5: namespace \"not-a-uuid\" is not a UUID"));
 }
 

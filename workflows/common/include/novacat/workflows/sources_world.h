@@ -1,11 +1,11 @@
 // The seed workflows' Environment over a Table and file-backed outside
 // sources: the access-pattern repository, and the archive resolver,
-// spectra providers and reference sources of workflows/domain reading a
-// folder laid out like fixtures/ (resolver/names.json, providers/,
-// references/). Lambda uses it over the function's DynamoDB table with the
-// folder the package ships under `sources/` (cmake/lambda_main.cc);
-// `novacat run` and the tests over SQLite or a MemoryTable with fixtures/
-// (app/fixture_world.h).
+// spectra providers and reference sources of novacat_domain_fixtures
+// (workflows/domain/fixtures/) reading a folder laid out like fixtures/
+// (resolver/names.json, providers/, references/). Lambda uses it over the
+// function's DynamoDB table with the folder the package ships under `sources/`
+// (cmake/lambda_main.cc); `novacat run` and the tests over SQLite or a
+// MemoryTable with fixtures/ (app/fixture_world.h).
 //
 // Clients of the real archives implement the same interfaces
 // (domain::ArchiveResolver, ProviderClient, ReferenceSource) and replace
@@ -15,9 +15,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "novacat/domain/references.h"
-#include "novacat/domain/resolver.h"
-#include "novacat/domain/spectra.h"
+#include "novacat/domain/fixtures.h"
 #include "novacat/store/repository.h"
 #include "novacat/workflows/environment.h"
 

@@ -3,9 +3,9 @@
 //
 // Coordinates are equatorial, in degrees, in one frame (ICRS / J2000, what
 // the archives return): no precession is applied. RA must lie in [0, 360)
-// and Dec in [-90, 90], both finite; anything else is a
-// runtime::TerminalError naming the argument: "invalid coordinates: ra1_deg
-// = 360 is not in [0, 360) degrees".
+// and Dec in [-90, 90], both finite; anything else is a CoordinateError
+// (failure.h: kNotFinite, kOutOfRange) naming the argument: "invalid
+// coordinates: ra1_deg = 360 is not in [0, 360) degrees".
 //
 // Bands of the minimum separation s, in arcseconds, as the spec's Choice
 // state routes them (specs/initialize_nova.yaml: `lt: 2` first, then
@@ -27,13 +27,16 @@
 #include <string_view>
 #include <vector>
 
+#include "novacat/domain/failure.h"
+
 namespace novacat::domain {
 
 inline constexpr double kDuplicateBelowArcsec = 2.0;
 inline constexpr double kAmbiguousUpToArcsec = 10.0;
 
-// Throws runtime::TerminalError unless ra_deg is finite and in [0, 360) and
-// dec_deg finite and in [-90, 90]; the message names `ra_name` / `dec_name`.
+// Throws CoordinateError (kNotFinite, kOutOfRange) unless ra_deg is finite
+// and in [0, 360) and dec_deg finite and in [-90, 90]; the message names
+// `ra_name` / `dec_name`.
 void ValidateCoordinates(double ra_deg, double dec_deg,
                          std::string_view ra_name = "ra_deg",
                          std::string_view dec_name = "dec_deg");
@@ -48,7 +51,8 @@ double AngularSeparationArcsec(double ra1_deg, double dec1_deg, double ra2_deg,
                                double dec2_deg);
 
 // "DUPLICATE", "AMBIGUOUS" or "NONE" for a separation (see the bands).
-// Throws runtime::TerminalError for a negative or non-finite separation.
+// Throws CoordinateError kInvalidSeparation for a negative or non-finite
+// separation.
 std::string ClassifySeparation(double separation_arcsec);
 
 struct CoordinateClassification {
@@ -83,10 +87,11 @@ struct CoordinateMatch {
 };
 
 // Matches a resolved position against the existing novae. Throws
-// runtime::TerminalError for invalid coordinates (the resolved ones named
-// resolved_ra / resolved_dec, an existing nova's named by its nova_id), and
-// runtime::QuarantineError when two or more existing novae lie in the
-// DUPLICATE band: the alias would belong to either, which needs review
+// CoordinateError kNotFinite / kOutOfRange for invalid coordinates (the
+// resolved ones named resolved_ra / resolved_dec, an existing nova's named
+// by its nova_id), and kAmbiguousMatch when two or more existing novae lie
+// in the DUPLICATE band: the alias would belong to either, which needs
+// review
 // ("coordinate match is ambiguous: 2 existing novae within 2\" of (ra, dec):
 // <id> at 0.500\", <id> at 1.200\"").
 CoordinateMatch MatchCoordinates(double resolved_ra_deg,

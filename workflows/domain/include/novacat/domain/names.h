@@ -64,16 +64,19 @@
 #include <string>
 #include <string_view>
 
+#include "novacat/domain/failure.h"
+
 namespace novacat::domain {
 
 // Longest accepted candidate_name, in bytes of UTF-8 (before folding).
 inline constexpr size_t kMaxCandidateNameBytes = 256;
 
-// The canonical form of `candidate_name` (see above). Throws
-// runtime::TerminalError "invalid candidate_name: <why>" when it is empty or
-// only whitespace, too long, not valid UTF-8 or contains a control
-// character; the message names the byte offset (0-based) of the offending
-// input.
+// The canonical form of `candidate_name` (see above). Throws NameError
+// "invalid candidate_name: <why>" (detail(): <why>) when it is empty or
+// only whitespace (kEmpty), too long (kTooLong), not valid UTF-8
+// (kNotUtf8) or contains a control character (kControlCharacter) or
+// U+FFFD (kReplacementCharacter); the message names the byte offset
+// (0-based) of the offending input.
 std::string NormalizeCandidateName(std::string_view candidate_name);
 
 // The name-resolution index key of a canonical name: "NAME#" + name

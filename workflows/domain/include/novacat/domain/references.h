@@ -13,14 +13,13 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
-#include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "novacat/domain/failure.h"
 
 namespace novacat::domain {
 
@@ -149,8 +148,8 @@ struct NormalizedReference {
 //    "role": "ANALYSIS"}                       optional, a ReferenceRole
 //
 // At least one of bibcode and doi is required. Null counts as absent;
-// other members are ignored. Throws runtime::QuarantineError (the spec's
-// reference_parse_failure) naming `path` and the member:
+// other members are ignored. Throws ReferenceError kInvalidCandidate (the
+// spec's reference_parse_failure) naming `path` and the member:
 // `invalid reference candidate.publication_date: "1975-13-01" is not a
 // date (YYYY, YYYY-MM or YYYY-MM-DD)`.
 NormalizedReference NormalizeReferenceCandidate(
@@ -180,29 +179,14 @@ inline constexpr int64_t kDiscoveryDateRuleVersion = 1;
 
 // The seam a real client implements (ADS search API, SIMBAD's reference
 // list): the raw candidates for a nova, each an object stamped with its
-// `source`. Throws runtime::RetryableError for transient failures and
-// runtime::TerminalError for a nova_id that is not a UUID.
+// `source`. Throws ClientError (failure.h): kUnavailable for transient
+// failures, kInvalidRequest for a nova_id that is not a UUID.
+// FixtureReferenceSource (fixtures/, target novacat_domain_fixtures)
+// answers from files.
 class ReferenceSource {
  public:
   virtual ~ReferenceSource() = default;
   virtual std::vector<nlohmann::json> Fetch(std::string_view nova_id) = 0;
-};
-
-// A ReferenceSource answering from <directory>/<nova_id>.json (format in
-// fixtures/README.md). A nova without a file has no candidates. The file
-// may script throttling: the first `throttle_first` fetches for the nova
-// on this instance throw runtime::RetryableError. Candidates are returned
-// as written, malformed ones included. Thread-safe.
-class FixtureReferenceSource : public ReferenceSource {
- public:
-  explicit FixtureReferenceSource(std::filesystem::path directory);
-  std::vector<nlohmann::json> Fetch(std::string_view nova_id) override;
-  int calls(std::string_view nova_id) const;
-
- private:
-  std::filesystem::path directory_;
-  mutable std::mutex mutex_;
-  std::map<std::string, int, std::less<>> calls_;
 };
 
 // --- Reconciliation results --------------------------------------------------
@@ -217,8 +201,9 @@ struct ReconcileTally {
 // ComputeDiscoveryDate's counts from the Map's reconcile_results (each the
 // item document as its last state left it: `reference_id` once
 // UpsertReferenceEntity ran, `quarantined: true` after QuarantineItem).
-// Throws runtime::TerminalError naming reconcile_results[i] for a result
-// that is not an object or has a reference_id that is not a UUID.
+// Throws ReferenceError kInvalidReconcileResult naming reconcile_results[i]
+// for a result that is not an object or has a reference_id that is not a
+// UUID.
 ReconcileTally TallyReconcileResults(
     const std::vector<nlohmann::json>& reconcile_results);
 
@@ -256,8 +241,8 @@ struct DiscoveryDateDecision {
 // date go to the smallest reference_id. It replaces `current` only when it
 // is earlier in that order (kSet, kMovedEarlier, kRefined); otherwise
 // nothing changes (monotonic: the last day the discovery can be is never
-// moved later). Throws runtime::QuarantineError (the spec's
-// irreconcilable_discovery_date) when the evidence gives one credible
+// moved later). Throws ReferenceError kIrreconcilableDiscoveryDate (the
+// spec's irreconcilable_discovery_date) when the evidence gives one credible
 // reference_id two different dates.
 DiscoveryDateDecision DecideDiscoveryDate(
     const std::optional<PartialDate>& current,

@@ -7,38 +7,40 @@
 // SourceAnswer (SIMBAD's otype "No*" or VSX's type "NA"/"NB"/"NC" is a
 // classical nova, "NR" a recurrent one, ...), and calling
 // CombineSourceAnswers, which holds the decision rules below. Transport
-// failures are its own to classify: HTTP 429, 5xx, timeouts and connection
-// errors are runtime::RetryableError; a malformed response is a
-// runtime::TerminalError unless the archive's data itself is at fault.
-// FixtureResolver is the same thing over a JSON file.
+// failures are its own to classify (ClientError, failure.h): HTTP 429,
+// 5xx, timeouts and connection errors are kUnavailable; a response that
+// is not an answer kMalformedResponse. FixtureResolver (fixtures/, target
+// novacat_domain_fixtures) is the same thing over a JSON file.
 //
-// Decision rules (CombineSourceAnswers), in order:
-// 1. A source with two or more matches for the name -> QuarantineError
+// Decision rules (CombineSourceAnswers), in order; failures are
+// ResolverError with the case named (the step maps it to the spec's
+// failure id in parentheses):
+// 1. A source with two or more matches for the name -> kAmbiguous
 //    (ambiguous_resolver_result): the name cannot be tied to one object.
 // 2. No source with a match -> not found (found = false, is_nova = false,
 //    classical_nova_status NO): initialize_nova ends NOT_FOUND.
 // 3. Sources that disagree on is_nova, or on classical_nova_status YES
 //    versus NO, or whose positions are more than kSourceAgreementArcsec
-//    apart -> QuarantineError (conflicting_authoritative_sources). A source
+//    apart -> kConflictingAuthoritativeSources
+//    (conflicting_authoritative_sources). A source
 //    answering AMBIGUOUS next to YES or NO makes the result AMBIGUOUS (the
 //    spec's Choice quarantines it), not a conflict.
 // 4. Position, epoch: from the first source (in answer order) that has a
 //    position. object_type: from the first source with a match.
 // 5. A nova (is_nova true) without a position from any source ->
-//    TerminalError (resolver_missing_coordinates): the coordinate identity
-//    check cannot run. A found non-nova without a position is fine: the
-//    coordinate check has nothing to compare and the run ends NOT_FOUND.
+//    kMissingCoordinates (resolver_missing_coordinates): the coordinate
+//    identity check cannot run. A found non-nova without a position is
+//    fine: the coordinate check has nothing to compare and the run ends
+//    NOT_FOUND.
 // Every message names the candidate and the sources involved.
 #pragma once
 
-#include <filesystem>
-#include <map>
-#include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "novacat/domain/failure.h"
 
 namespace novacat::domain {
 
@@ -83,9 +85,9 @@ struct SourceAnswer {
   std::vector<SourceMatch> matches;
 };
 
-// Applies the decision rules above. Throws runtime::QuarantineError
-// (ambiguous, conflicting) or runtime::TerminalError (nova without
-// coordinates; a match with only one of ra/dec or with invalid ones).
+// Applies the decision rules above. Throws ResolverError: kAmbiguous,
+// kConflictingAuthoritativeSources, kMissingCoordinates, or
+// kMalformedAnswer (a match with only one of ra/dec or with invalid ones).
 Resolution CombineSourceAnswers(std::string_view normalized_name,
                                 const std::vector<SourceAnswer>& answers);
 
@@ -93,43 +95,10 @@ class ArchiveResolver {
  public:
   virtual ~ArchiveResolver() = default;
   // Resolves a name already in canonical form (NormalizeCandidateName).
-  // Returns found = false for a name no archive knows. Throws
-  // runtime::RetryableError for transient failures (throttling, timeouts,
-  // 5xx), runtime::QuarantineError and runtime::TerminalError as
-  // CombineSourceAnswers.
+  // Returns found = false for a name no archive knows. Throws ClientError
+  // for the exchange (kUnavailable for throttling, timeouts, 5xx) and
+  // ResolverError as CombineSourceAnswers.
   virtual Resolution Resolve(std::string_view normalized_name) = 0;
-};
-
-// An ArchiveResolver answering from a fixture file (format in
-// fixtures/README.md; the repository's is fixtures/resolver/names.json).
-// Keys are canonical names; a name not in the file is not found. An entry
-// may script throttling: its first `throttle_first` Resolve calls for that
-// name on this instance throw runtime::RetryableError, later ones answer.
-// Thread-safe.
-class FixtureResolver : public ArchiveResolver {
- public:
-  // Reads and checks the whole file; throws runtime::TerminalError naming
-  // the file and the JSON path of the first problem (every key must be a
-  // canonical name, every member known).
-  explicit FixtureResolver(const std::filesystem::path& file);
-  // The same from a parsed document; `origin` names it in errors.
-  FixtureResolver(const nlohmann::json& fixture, std::string origin);
-
-  Resolution Resolve(std::string_view normalized_name) override;
-
-  // Resolve calls made for `normalized_name` so far, throttled ones
-  // included.
-  int calls(std::string_view normalized_name) const;
-
- private:
-  struct Entry {
-    int64_t throttle_first = 0;
-    std::vector<SourceAnswer> answers;
-  };
-  std::string origin_;
-  std::map<std::string, Entry, std::less<>> entries_;
-  mutable std::mutex mutex_;
-  std::map<std::string, int, std::less<>> calls_;
 };
 
 }  // namespace novacat::domain

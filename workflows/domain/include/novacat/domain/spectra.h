@@ -17,14 +17,13 @@
 
 #include <array>
 #include <cstdint>
-#include <filesystem>
-#include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "novacat/domain/failure.h"
 
 namespace novacat::domain {
 
@@ -40,11 +39,13 @@ inline constexpr std::array<std::string_view, 3> kDefaultProviders = {
     "ESO", "MAST", "AAVSO"};
 
 bool IsKnownProvider(std::string_view provider);
+// kDefaultProviders for a message: "ESO, MAST, AAVSO".
+std::string KnownProviders();
 
 // The providers a run queries: kDefaultProviders when `requested` is
-// absent, else `requested` itself after checking it. Throws
-// runtime::TerminalError (the spec's invalid_provider_list) for an empty
-// list, an unknown provider or a provider listed twice, naming the index:
+// absent, else `requested` itself after checking it. Throws ProviderError
+// (the spec's invalid_provider_list) kEmptyList, kUnknownProvider or
+// kDuplicateProvider, naming the index:
 // `invalid provider list: providers[1] "FOO" is not a known provider
 // (known: ESO, MAST, AAVSO)`.
 std::vector<std::string> ResolveProviders(
@@ -65,45 +66,15 @@ struct ProviderQuery {
 // The seam a real provider client implements (ESO TAP, MAST's Portal API,
 // AAVSO): one call returns the provider's raw records for the nova, as JSON
 // objects in the provider's own shape, unchanged; NormalizeProviderRecords
-// interprets them. Throws runtime::RetryableError for transient failures
-// (throttling, timeouts, 5xx), runtime::QuarantineError when the response
-// is not a list of records (malformed_provider_records), and
-// runtime::TerminalError for a query that cannot be made (unknown
-// provider, nova_id not a UUID).
+// interprets them. Throws ClientError (failure.h): kUnavailable for
+// transient failures (throttling, timeouts, 5xx), kMalformedResponse when
+// the response is not a list of records, kInvalidRequest for a query that
+// cannot be made (unknown provider, nova_id not a UUID). FixtureProvider
+// (fixtures/, target novacat_domain_fixtures) answers from files.
 class ProviderClient {
  public:
   virtual ~ProviderClient() = default;
   virtual std::vector<nlohmann::json> Query(const ProviderQuery& query) = 0;
-};
-
-// A ProviderClient answering from fixture files <directory>/<provider>.json
-// (format in fixtures/README.md), each read on the first query for its
-// provider. Records are returned as written, malformed ones included, so
-// that normalization's quarantine can be exercised. A nova not in a file
-// has no products. An entry may script throttling: the first
-// `throttle_first` queries for that provider and nova on this instance
-// throw runtime::RetryableError. Thread-safe.
-class FixtureProvider : public ProviderClient {
- public:
-  explicit FixtureProvider(std::filesystem::path directory);
-
-  std::vector<nlohmann::json> Query(const ProviderQuery& query) override;
-
-  // Queries made for (provider, nova_id) so far, throttled ones included.
-  int calls(std::string_view provider, std::string_view nova_id) const;
-
- private:
-  struct Entry {
-    int64_t throttle_first = 0;
-    nlohmann::json records;
-  };
-  using Entries = std::map<std::string, Entry, std::less<>>;
-  const Entries& Load(const std::string& provider);  // under mutex_
-
-  std::filesystem::path directory_;
-  mutable std::mutex mutex_;
-  std::map<std::string, Entries, std::less<>> providers_;
-  std::map<std::string, int, std::less<>> calls_;  // "provider/nova_id"
 };
 
 // --- Normalization -----------------------------------------------------------
@@ -131,8 +102,9 @@ struct NormalizedProduct {
   nlohmann::json ToJson() const;
   // Reads a product back (DeduplicateAndAssignDatasetIds reads the item's
   // normalized_products). Unknown members are rejected. Throws
-  // runtime::TerminalError naming `path` and the member: these documents
-  // are our own output, so a bad one is an internal invariant violation.
+  // ProductError kInvalidNormalizedProduct naming `path` and the member:
+  // these documents are our own output, so a bad one is an internal
+  // invariant violation.
   static NormalizedProduct FromJson(const nlohmann::json& json,
                                     std::string_view path);
   bool operator==(const NormalizedProduct&) const = default;
@@ -154,14 +126,14 @@ struct NormalizedProduct {
 // whitespace; size a positive integer (bytes); key a non-empty string or a
 // non-negative integer (written in decimal); instrument a non-empty string.
 //
-// Throws runtime::QuarantineError naming the record and the member:
+// Throws ProductError naming the record and the member: kMalformedRecord
 //   `malformed ESO record products[2]: date_obs must be an ISO 8601
 //   date-time string, got "yesterday"` (malformed_provider_records), or
-//   `unknown schema variant in ESO record products[4]: none of date_obs,
-//   access_url, filesize, dp_id, instrument is present (members: link,
-//   obsdate)` (unknown_schema_variant) when a record shares no member with
-//   the provider's schema. Throws runtime::TerminalError for a provider
-//   with no schema.
+//   kUnknownSchemaVariant `unknown schema variant in ESO record
+//   products[4]: none of date_obs, access_url, filesize, dp_id, instrument
+//   is present (members: link, obsdate)` (unknown_schema_variant) when a
+//   record shares no member with the provider's schema. Throws
+//   ProviderError kNoRecordSchema for a provider with no schema.
 std::vector<NormalizedProduct> NormalizeProviderRecords(
     std::string_view provider, const std::vector<nlohmann::json>& records);
 
@@ -177,8 +149,9 @@ std::vector<NormalizedProduct> NormalizeProviderRecords(
 //   "provider=MAST|product_timestamp=...|provider_key=obs-42"
 //
 // The last part runs to the end of the string, so a '|' inside a URL
-// cannot make two identities collide. Throws runtime::QuarantineError
-// (ambiguous_product_identity) when the product has none of the three:
+// cannot make two identities collide. Throws ProductError
+// kAmbiguousIdentity (ambiguous_product_identity) when the product has none
+// of the three:
 // `ambiguous product identity: normalized_products[3] (MAST at
 // 2016-03-01T05:12:33Z) has none of url, size, provider_key`.
 std::string DatasetIdentity(const NormalizedProduct& product,
@@ -202,8 +175,8 @@ struct IdentifiedProduct {
 };
 
 // Identity, id and dedupe key of every product, in order. A product listed
-// twice (equal in every member) is kept once. Throws
-// runtime::QuarantineError (ambiguous_product_identity) when a product has
+// twice (equal in every member) is kept once. Throws ProductError
+// kAmbiguousIdentity (ambiguous_product_identity) when a product has
 // no identity (see DatasetIdentity) or two products share an identity but
 // differ: `ambiguous product identity: normalized_products[0] and
 // normalized_products[3] share dataset_identity "..." but differ in
@@ -238,9 +211,9 @@ struct DiscoverySummary {
 // left it: `provider`, `new_dataset_ids` and `existing_dataset_ids`
 // (arrays of UUIDs, absent = empty) and `quarantined: true` when
 // QuarantineProvider handled it. A quarantined provider still counts the
-// ids it recorded before the failure. Throws runtime::TerminalError naming
-// provider_results[i] and the member for a document without a provider or
-// with ids that are not UUIDs.
+// ids it recorded before the failure. Throws ProductError
+// kInvalidProviderResult naming provider_results[i] and the member for a
+// document without a provider or with ids that are not UUIDs.
 DiscoverySummary SummarizeDiscovery(
     const std::vector<nlohmann::json>& provider_results);
 

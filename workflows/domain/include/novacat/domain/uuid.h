@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "novacat/domain/failure.h"
+
 namespace novacat::domain {
 
 // Namespaces of the ids this library derives. Fixed forever: changing one
@@ -20,9 +22,12 @@ inline constexpr std::string_view kReferenceIdNamespace =
 // bytes), version nibble 5, variant bits 10; lower-case 8-4-4-4-12.
 // UuidV5("6ba7b810-9dad-11d1-80b4-00c04fd430c8", "python.org") ==
 // "886313e1-3b8a-5372-9b90-0c9aee199e5d" (Python's uuid.uuid5 with
-// NAMESPACE_DNS). Throws runtime::TerminalError when `namespace_uuid` is not
-// a UUID.
+// NAMESPACE_DNS). Throws UuidError kInvalidNamespace when `namespace_uuid`
+// is not a UUID.
 std::string UuidV5(std::string_view namespace_uuid, std::string_view name);
+
+// True for 8-4-4-4-12 hex digits (either case): any UUID.
+bool IsUuid(std::string_view text);
 
 // True for 8-4-4-4-12 hex digits (either case) with version nibble 5 and
 // variant bits 10.
