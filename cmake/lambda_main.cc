@@ -4,9 +4,10 @@
 //   NOVACAT_WORKFLOW            the workflow's namespace (initialize_nova)
 //   NOVACAT_WORKFLOW_NAME       the same as a string
 //   NOVACAT_STEPS_HEADER        "<workflow>/steps.hpp", the step logic
-//   NOVACAT_LAMBDA_ENVIRONMENT  1 when MakeSteps takes a
-//                               workflows::Environment, 0 when it takes
-//                               nothing
+//   NOVACAT_LAMBDA_ENVIRONMENT  1 when the workflow links the Environment
+//                               (the outside sources are set up, and
+//                               MakeSteps gets them if it takes them), 0 when
+//                               MakeSteps takes nothing
 //
 // Initialization (the DynamoDB and EventBridge clients, the step logic) runs
 // once per process; then the Runtime API loop hands every invocation to the
@@ -18,6 +19,7 @@
 #include "novacat/lambda/runtime_api.h"
 #include "novacat/lambda/services.h"
 #if NOVACAT_LAMBDA_ENVIRONMENT
+#include "novacat/workflows/make_steps.h"
 #include "novacat/workflows/sources_world.h"
 #endif
 
@@ -41,7 +43,7 @@ int main() {
         world = std::make_unique<novacat::workflows::SourcesWorld>(
             services->table(), services->random(),
             novacat::workflows::SourcesWorld::SourcesFromEnvironment());
-        auto made = novacat::NOVACAT_WORKFLOW::MakeSteps(world->env);
+        auto made = NOVACAT_MAKE_STEPS(novacat::NOVACAT_WORKFLOW, world->env);
 #else
         auto made = novacat::NOVACAT_WORKFLOW::MakeSteps();
 #endif

@@ -92,6 +92,7 @@ INCLUDE_ROOTS = [
     "runtime/tests/support",
     "workflows/domain/include",
     "workflows/domain/fixtures/include",
+    "workflows/domain/src",  # its message helpers, which the fixtures share
     "workflows/common/include",
     "workflows",
 ]

@@ -2,10 +2,8 @@
 
 #include <algorithm>
 
-#include "discover_spectra_products/steps.hpp"
-#include "ingest_new_nova/steps.hpp"
-#include "initialize_nova/steps.hpp"
-#include "refresh_references/steps.hpp"
+#include "novacat/workflows/make_steps.h"
+#include "workflow_list.h"  // one per spec, from workflows/CMakeLists.txt
 
 namespace novacat::workflows {
 
@@ -17,7 +15,7 @@ namespace {
   WorkflowInfo {                                                            \
 #ns, ns::MakeBinding(runtime::DomainDispatch{}).facts.input_event,        \
         &ns::Definition, [](const Environment& env) {                         \
-          auto steps = ns::MakeSteps(env);                                    \
+          auto steps = NOVACAT_MAKE_STEPS(ns, env);                           \
           runtime::WorkflowBinding binding = ns::MakeBinding(*steps);         \
           return BoundWorkflow{std::shared_ptr<void>(std::move(steps)),       \
                                std::move(binding)};                           \
@@ -28,12 +26,10 @@ namespace {
 
 const std::vector<WorkflowInfo>& Workflows() {
   static const std::vector<WorkflowInfo> kWorkflows = [] {
+#define NOVACAT_WORKFLOW_ENTRY(ns) NOVACAT_WORKFLOW(ns),
     std::vector<WorkflowInfo> all = {
-        NOVACAT_WORKFLOW(discover_spectra_products),
-        NOVACAT_WORKFLOW(ingest_new_nova),
-        NOVACAT_WORKFLOW(initialize_nova),
-        NOVACAT_WORKFLOW(refresh_references),
-    };
+        NOVACAT_FOR_EACH_WORKFLOW(NOVACAT_WORKFLOW_ENTRY)};
+#undef NOVACAT_WORKFLOW_ENTRY
     std::sort(all.begin(), all.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });
     return all;

@@ -1,6 +1,7 @@
 // The workflows this build knows, by name: what `novacat run` starts, and
 // what a published event starts (the workflow whose input event it is).
-// Adding a workflow adds one line to registry.cc.
+// They are the specs in specs/: workflows/CMakeLists.txt lists them for
+// registry.cc (workflow_list.h), so adding a spec adds its workflow.
 #pragma once
 
 #include <functional>
