@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""The codemap's dependency rules (ARCHITECTURE.md, "may depend on"), checked.
+"""The codemap's dependency rules (ARCHITECTURE.md, "may depend on"), checked
+by every build (target novacat_layers) and by ctest `layers`.
 
 Every project header a source file includes is resolved to the file it
 names, and both files to their module by path (MODULES, first match wins);
 an include of a module the includer may not depend on (MAY_INCLUDE) is
-reported as file:line:col with both modules, and the test fails. Headers of
+reported as file:line:col with both modules, and the check fails. Headers of
 third-party libraries (<...>) are the CMake targets' business, not this
-check's. Usage: layers_test.py [ROOT] (default: the repository holding this
-file).
+check's. Usage: check_layers.py [ROOT] [STAMP] (ROOT defaults to the repository
+holding this file; STAMP, a file written only when the check passes, is
+for the build's dependency tracking).
 """
 import os
 import re
@@ -159,9 +161,12 @@ def main():
         print(line)
     if found:
         print(f"FAIL: {len(found)} include(s) against the codemap "
-              "(tests/layers_test.py, ARCHITECTURE.md)")
+              "(cmake/check_layers.py, ARCHITECTURE.md)")
         return 1
-    print("ok: every project include follows the codemap")
+    if len(sys.argv) > 2:
+        open(sys.argv[2], "w").close()
+    else:
+        print("ok: every project include follows the codemap")
     return 0
 
 
