@@ -114,6 +114,46 @@ for line in open(sys.argv[1]):
         assert f in d, (f, line)
 PY
 
+# What the store recorded of it: `novacat jobs`. The nova's runs in SK
+# (job_run_id) order; initialize_nova's run, started without a nova_id, by
+# its id alone, with its Attempts.
+v1500=d4bbdda3-6824-4e82-b1ce-1b781190fbec
+"$novacat" jobs --nova $v1500 --db "$db" --format json >"$work/jobs.json" 2>"$work/err"
+expect_eq "jobs exit" "$?" "0"
+expect_eq "jobs runs" \
+  "$(field "$work/jobs.json" "sorted((r['workflow'], r['status'], r['outcome'], r['duration_ms'] >= 0) for r in d['job_runs']), [r['job_run_id'] for r in d['job_runs']] == sorted(r['job_run_id'] for r in d['job_runs'])")" \
+  "[('discover_spectra_products', 'SUCCEEDED', 'DISCOVERED', True), ('ingest_new_nova', 'SUCCEEDED', 'LAUNCHED', True), ('refresh_references', 'SUCCEEDED', 'REFRESHED', True)] True"
+"$novacat" jobs --nova $v1500 --db "$db" >"$work/jobs.txt"
+expect_eq "jobs table head" "$(head -2 "$work/jobs.txt")" \
+  "JobRuns of nova $v1500: 3
+JOB_RUN_ID                            WORKFLOW                   STATUS     RESULT      STARTED               ENDED                 DURATION"
+init_run=$(field "$work/follow.json" "d['runs'][0]['job_run']['job_run_id']")
+"$novacat" jobs --run "$init_run" --db "$db" >"$work/run.txt"
+expect_eq "jobs --run" \
+  "$(sed -n '1p;5,$p' "$work/run.txt" |
+    awk '/^(JobRun|Attempts) / {print; next} {print $1, $2, $3, $4}')" \
+  "JobRun $init_run
+Attempts of $init_run (initialize_nova): 6
+STATE ITEM ATTEMPT STATUS
+AcquireIdempotencyLock - 1 SUCCEEDED
+BeginJobRun - 1 SUCCEEDED
+CheckExistingNovaByName - 1 SUCCEEDED
+FinalizeJobRunSuccess - 1 SUCCEEDED
+NormalizeCandidateName - 1 SUCCEEDED
+PublishIngestNewNova - 1 SUCCEEDED"
+# Not found, not a UUID, no database: exit 2, what is missing named; a
+# read creates no database.
+"$novacat" jobs --nova 86cb14e8-2bf7-4bec-9837-df4287f58a01 --db "$db" >"$work/out" 2>"$work/err"
+expect_eq "jobs unknown nova" "$?:$(cat "$work/out")$(cat "$work/err")" \
+  "2:novacat jobs: no JobRuns of nova 86cb14e8-2bf7-4bec-9837-df4287f58a01 in $db (a run started without a nova_id, as initialize_nova's, is found by --run JOB_RUN_ID)"
+"$novacat" jobs --nova "V1500 Cyg" --db "$db" >"$work/out" 2>"$work/err"
+expect_eq "jobs not a UUID" "$?:$(cat "$work/err")" \
+  "2:novacat jobs: --nova 'V1500 Cyg' is not a nova id (a UUID)"
+"$novacat" jobs --nova $v1500 --db "$work/none.db" >"$work/out" 2>"$work/err"
+expect_eq "jobs no database" "$?:$(cat "$work/err")" \
+  "2:novacat jobs: database $work/none.db not found (novacat run and novacat seed create it; give --db PATH or --dynamodb TABLE)"
+[ -e "$work/none.db" ] && fail "jobs created $work/none.db"
+
 # The same name again the same day: a duplicate, nothing launched.
 "$novacat" run initialize_nova --db "$db" --follow \
   --input '{"candidate_name": "V1500 Cyg"}' >"$work/again.json" 2>/dev/null

@@ -21,6 +21,18 @@
 //
 // loads fixtures/novae/existing.json into the store (idempotent).
 //
+//   novacat jobs (--nova NOVA_ID [--attempts] | [--nova NOVA_ID] --run
+//                JOB_RUN_ID) [--db PATH | --dynamodb TABLE]
+//                [--format table|json]
+//
+// prints what the store recorded of the runs (workflows/app/jobs.h): a
+// nova's JobRuns (with --attempts each one's Attempts), or one JobRun and
+// its Attempts, as an aligned table or one JSON document. Reads only: a
+// --db file that does not exist is an error, never created. Exit 0 when
+// something was found, 2 for a usage error (no --nova nor --run, an id that
+// is not a UUID, a missing database) or when nothing was found (the message
+// names what).
+//
 //   novacat simulate DEFINITION.asl.json --script SCRIPT.json [--input
 //   JSON|@FILE]
 //
@@ -38,6 +50,7 @@
 #include <sstream>
 
 #include "fixture_world.h"
+#include "jobs.h"
 #include "novacat/aws/lambda_client.h"
 #include "novacat/runtime/asl/asl_error.h"
 #include "novacat/runtime/asl/executor.h"
@@ -49,6 +62,7 @@
 #include "novacat/store/dynamodb_table.h"
 #include "novacat/store/for_each_nova.h"
 #include "novacat/store/sqlite_table.h"
+#include "novacat/store/table_record_store.h"
 #include "registry.h"
 #include "remote_tasks.h"
 #include "runner.h"
@@ -402,6 +416,48 @@ int Seed(const StoreChoice& store, const std::string& fixtures) {
   return 0;
 }
 
+int Jobs(const novacat::workflows::JobsQuery& query, const StoreChoice& store,
+         const std::string& format) {
+  // A bad query is a usage error before the store is touched.
+  if (std::optional<std::string> invalid =
+          novacat::workflows::CheckJobsQuery(query)) {
+    std::fprintf(stderr, "novacat jobs: %s\n", invalid->c_str());
+    return kExitInvalid;
+  }
+  std::unique_ptr<novacat::store::Table> table;
+  if (store.dynamodb.empty()) {
+    // A read never creates the database.
+    if (!std::filesystem::is_regular_file(store.db)) {
+      std::fprintf(stderr,
+                   "novacat jobs: database %s not found (novacat run and "
+                   "novacat seed create it; give --db PATH or --dynamodb "
+                   "TABLE)\n",
+                   store.db.c_str());
+      return kExitInvalid;
+    }
+    table = std::make_unique<novacat::store::SqliteTable>(store.db);
+  } else {
+    novacat::store::DynamoDbOptions options;
+    options.table_name = store.dynamodb;
+    table = std::make_unique<novacat::store::DynamoDbTable>(options);
+  }
+  novacat::store::TableRecordStore records(*table);
+  novacat::workflows::JobsResult result =
+      novacat::workflows::QueryJobs(records, query, store.Describe());
+  if (result.status != novacat::workflows::JobsResult::Status::kOk) {
+    std::fprintf(stderr, "novacat jobs: %s\n", result.message.c_str());
+    return kExitInvalid;
+  }
+  if (format == "json")
+    std::fputs(
+        (Dump(novacat::workflows::JobsToJson(result.report)) + "\n").c_str(),
+        stdout);
+  else
+    std::fputs(novacat::workflows::FormatJobsTable(result.report).c_str(),
+               stdout);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -481,6 +537,33 @@ int main(int argc, char** argv) {
   seed->add_option("--dynamodb", store.dynamodb,
                    "Use this DynamoDB table instead of --db");
 
+  CLI::App* jobs = app.add_subcommand(
+      "jobs",
+      "Show what the store recorded of the runs (AP-OPS-1..3): a nova's "
+      "JobRuns (workflow, status, outcome or error classification, start, "
+      "end, duration), with --attempts or --run each run's Attempts (state, "
+      "Map item, attempt, status, duration in ms, error and its "
+      "classification), as an aligned table or JSON. Reads only. Exit 0 "
+      "when found, 2 on a usage error or when nothing was found.");
+  novacat::workflows::JobsQuery jobs_query;
+  std::string jobs_format = "table";
+  jobs->add_option("--nova", jobs_query.nova_id,
+                   "The nova (UUID) whose JobRuns to list (AP-OPS-1)");
+  jobs->add_option("--run", jobs_query.job_run_id,
+                   "Show this JobRun (UUID) and its Attempts; with --nova in "
+                   "that nova's partition, alone under its own id "
+                   "(AP-OPS-3: runs started without a nova_id, like "
+                   "initialize_nova's)");
+  jobs->add_flag("--attempts", jobs_query.attempts,
+                 "Also list each JobRun's Attempts (AP-OPS-2)");
+  jobs->add_option("--format", jobs_format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  jobs->add_option("--db", db, "SQLite database (must exist)")
+      ->capture_default_str();
+  jobs->add_option("--dynamodb", store.dynamodb,
+                   "Use this DynamoDB table instead of --db");
+
   CLI11_PARSE(app, argc, argv);
   try {
     store.db = db;
@@ -489,9 +572,13 @@ int main(int argc, char** argv) {
       return Run(workflow, run_input, store, fixtures, follow, verbose,
                  function, for_each_nova);
     if (seed->parsed()) return Seed(store, fixtures);
+    if (jobs->parsed()) return Jobs(jobs_query, store, jobs_format);
   } catch (const std::exception& e) {
     // A broken database or fixture: say what, never crash.
-    std::fprintf(stderr, "novacat %s: %s\n", run->parsed() ? "run" : "seed",
+    std::fprintf(stderr, "novacat %s: %s\n",
+                 run->parsed()    ? "run"
+                 : seed->parsed() ? "seed"
+                                  : "jobs",
                  e.what());
     return kExitInvalid;
   }
