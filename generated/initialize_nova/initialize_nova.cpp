@@ -221,14 +221,14 @@ runtime::Parsed<UpsertMinimalNovaMetadataOutput> UpsertMinimalNovaMetadataOutput
   runtime::ObjectReader reader(json, path, errors);
   if (!reader.ok()) return result;
   UpsertMinimalNovaMetadataOutput value;
-
+  value.nova_id = reader.Uuid("nova_id", runtime::Rules{});
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
 
 nlohmann::json UpsertMinimalNovaMetadataOutput::ToJson() const {
   nlohmann::json json = nlohmann::json::object();
-
+  if (nova_id) json["nova_id"] = runtime::Encode(*nova_id);
   return json;
 }
 
@@ -322,7 +322,7 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
     [[maybe_unused]] const UpsertMinimalNovaMetadataOutput output =
         steps.UpsertMinimalNovaMetadata(input, context);
     nlohmann::json result = document;
-
+    if (output.nova_id) result["nova_id"] = runtime::Encode(*output.nova_id);
     return result;
   }
   if (state_name == "UpsertAliasForExistingNova") {
@@ -866,6 +866,7 @@ std::string_view Definition() {
       "    },\n"
       "    \"UpsertMinimalNovaMetadata\": {\n"
       "      \"Type\": \"Task\",\n"
+      "      \"Comment\": \"Claims the normalized name first (AP-INIT-3's claim), then writes the nova under the claim's nova_id (AP-INIT-2), then the alias: a run that loses the claim to a written nova is quarantined having written nothing, so no nova is left that no name points to; nova_id is the claim's (another run's, when this run completed that run's claim).\",\n"
       "      \"Resource\": \"arn:aws:states:::lambda:invoke\",\n"
       "      \"Parameters\": {\n"
       "        \"FunctionName\": \"${InitializeNovaFunctionArn}\",\n"

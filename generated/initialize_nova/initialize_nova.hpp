@@ -133,7 +133,7 @@ struct CreateNovaIdOutput {
 
 // What UpsertMinimalNovaMetadata produces.
 struct UpsertMinimalNovaMetadataOutput {
-
+  std::optional<std::string> nova_id;  // The existing or newly created nova.
 
   // Parses and validates `json` (at `path`); errors name the field path.
   static runtime::Parsed<UpsertMinimalNovaMetadataOutput> FromJson(const nlohmann::json& json,
@@ -203,7 +203,7 @@ class InitializeNovaSteps {
   virtual CreateNovaIdOutput CreateNovaId(const InitializeNovaState& state,
       runtime::StepContext& context) = 0;
 
-  // UpsertMinimalNovaMetadata.
+  // UpsertMinimalNovaMetadata: Claims the normalized name first (AP-INIT-3's claim), then writes the nova under the claim's nova_id (AP-INIT-2), then the alias: a run that loses the claim to a written nova is quarantined having written nothing, so no nova is left that no name points to; nova_id is the claim's (another run's, when this run completed that run's claim).
   // Timeout 30s; 3 retries of RETRYABLE errors after 2s, 10s, 30s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 30).
   // May raise RETRYABLE: transient_dependency_failure.
   // May raise TERMINAL: internal_invariant_violation.

@@ -9,6 +9,7 @@
 #include "initialize_nova/steps.hpp"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -297,21 +298,40 @@ CreateNovaIdOutput Steps::CreateNovaId(const InitializeNovaState& /*state*/,
   return out;
 }
 
-// AP-INIT-2 then AP-INIT-3: the Nova item (with its position item), then the
-// alias of the normalized name. Nova first, so that an alias never names a
-// nova that does not exist; a crash between the two leaves a nova the retry
-// completes (CreateNova answers kAlreadyExists for the same identity and
-// rewrites the position). Safe to repeat: the retry of a landed call is
-// kAlreadyExists + kAlreadyMapped, nothing duplicated.
+// The claim, then the nova, then the alias (AP-INIT-3's claim, AP-INIT-2,
+// AP-INIT-3's alias), so that the name and its nova are one outcome: no run
+// leaves a nova that no name points to, and no alias names a missing nova.
+//
+// Why claim first rather than write the nova and delete it when the claim
+// is lost: the claim is the name's nova_id, the one conditional write two
+// runs on a new name race for (Repository::ClaimName), never changed or
+// deleted. A run writes a nova only under the claim's nova_id, so a run
+// that loses writes no nova of its own: nothing to compensate, and no
+// delete that could race with a third run already matching the loser's
+// nova by its coordinates. Every crash point converges:
+//   - before the claim lands: nothing written; a retry claims again with
+//     the same nova_id (the state's, drawn once by CreateNovaId).
+//   - after the claim, before the nova: the retry's claim passes (same
+//     nova_id) and writes the nova. If the run never comes back (retries
+//     exhausted), the next run on the name finds the claim with its nova
+//     missing and writes the nova under the claim's nova_id itself (its
+//     nova_id output is then the claim's), rather than being refused by a
+//     claim that names nothing, forever.
+//   - after the nova, before the alias: the retry's CreateNova answers
+//     kAlreadyExists and the alias is written. If the run never comes back,
+//     the next run finds the nova by its coordinates (AP-INIT-4, the
+//     DUPLICATE band) and writes the alias (UpsertAliasForExistingNova).
+// A run that finds the name claimed for another nova that is written is
+// the loser of a race on the name (or came after it was taken): QUARANTINE
+// ambiguous_name_resolution, the spec's case, with nothing written.
 UpsertMinimalNovaMetadataOutput Steps::UpsertMinimalNovaMetadata(
     const InitializeNovaState& state, runtime::StepContext& context) {
-  const std::string& nova_id = Require(state.nova_id, "nova_id");
+  const std::string& drawn_id = Require(state.nova_id, "nova_id");
   const std::string& candidate_name =
       Require(state.candidate_name, "candidate_name");
   const std::string& normalized_name =
       Require(state.normalized_candidate_name, "normalized_candidate_name");
   store::Nova nova;
-  nova.nova_id = nova_id;
   nova.primary_name = candidate_name;  // as given (store::Nova: as published)
   nova.normalized_name = normalized_name;
   nova.ra_deg = Require(state.resolved_ra, "resolved_ra");
@@ -320,20 +340,62 @@ UpsertMinimalNovaMetadataOutput Steps::UpsertMinimalNovaMetadata(
   nova.status = kNovaStatusActive;
   nova.created_at = runtime::FormatTimestamp(context.now);
 
-  const store::CreateResult created = env_.repository.CreateNova(nova);
-  if (created == store::CreateResult::kConflict) {
-    // A fresh UUID v4 names another nova: CreateNovaId's id is not fresh, or
-    // this run's state changed between attempts.
+  // A nova_id that already names a nova of another name is not
+  // CreateNovaId's fresh id (or this run's state changed between
+  // attempts): refused before the claim, which is never undone.
+  if (std::optional<store::Nova> held = env_.repository.GetNova(drawn_id);
+      held && held->normalized_name != normalized_name) {
     throw runtime::TerminalError(
-        "internal_invariant_violation: nova " + nova_id +
+        "internal_invariant_violation: nova " + drawn_id +
         " already exists with another identity; the new nova " +
         Quote(normalized_name) + " was not written");
   }
-  PutExclusiveAlias(env_.repository, normalized_name, nova_id, candidate_name,
-                    context.now);
+
+  const store::AliasResult claim =
+      env_.repository.ClaimName(normalized_name, drawn_id);
+  const bool name_claimed =
+      claim.status != store::AliasResult::Status::kMappedToOtherNova;
+  nova.nova_id = name_claimed ? drawn_id : claim.other_nova_id;
+  if (!name_claimed && env_.repository.GetNova(nova.nova_id)) {
+    throw runtime::QuarantineError(
+        "ambiguous_name_resolution: name " + Quote(normalized_name) +
+        " is already claimed by nova " + nova.nova_id +
+        ", so it cannot also map to nova " + drawn_id);
+  }
+
+  // Under the claim's nova_id only. kAlreadyExists / kConflict: the claim's
+  // nova is there (this run's earlier attempt, or a run that completed this
+  // run's claim, possibly with the name spelled otherwise): it is the
+  // name's nova if it is where the archives put it.
+  const store::CreateResult created = env_.repository.CreateNova(nova);
+  if (created == store::CreateResult::kConflict) {
+    const std::optional<store::Nova> stored =
+        env_.repository.GetNova(nova.nova_id);
+    if (!stored) {
+      // Novae are never deleted: refused a moment ago, gone now.
+      throw runtime::RetryableError("transient_dependency_failure: nova " +
+                                    nova.nova_id +
+                                    " was refused as existing, then not found");
+    }
+    const double separation = domain::AngularSeparationArcsec(
+        nova.ra_deg, nova.dec_deg, stored->ra_deg, stored->dec_deg);
+    if (!(separation < domain::kDuplicateBelowArcsec)) {
+      throw runtime::QuarantineError(
+          "ambiguous_name_resolution: name " + Quote(normalized_name) +
+          " is claimed by nova " + nova.nova_id + ", stored " +
+          std::to_string(separation) + " arcsec from the resolved position");
+    }
+  }
+  // The claim holds nova.nova_id (claims never change): kCreated or
+  // kAlreadyMapped.
+  PutExclusiveAlias(env_.repository, normalized_name, nova.nova_id,
+                    candidate_name, context.now);
   context.Log("nova stored",
-              {{"nova_create_result", store::CreateResultName(created)}});
-  return {};
+              {{"nova_create_result", store::CreateResultName(created)},
+               {"name_claimed", name_claimed}});
+  UpsertMinimalNovaMetadataOutput out;
+  out.nova_id = nova.nova_id;
+  return out;
 }
 
 // AP-INIT-3: the candidate's name becomes an alias of the nova its

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <latch>
 #include <string>
+#include <thread>
 #include <typeinfo>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/testing/throws.h"
+#include "novacat/store/fault_injecting_table.h"
 #include "novacat/store/memory_table.h"
 #include "novacat/store/repository.h"
 
@@ -550,6 +553,31 @@ class InitializeNovaUpsertMetadataTest : public InitializeNovaStepsTest {
     state.nova_id = steps_.CreateNovaId(state, context_).nova_id;
     return state;
   }
+
+  // The nova_id of every Nova item in `table`, in table order.
+  std::vector<std::string> StoredNovae() { return StoredNovae(table_); }
+  static std::vector<std::string> StoredNovae(const store::MemoryTable& table) {
+    std::vector<std::string> ids;
+    for (const store::Item& item : table.Scan())
+      if (item.value("entity", "") == "Nova") ids.push_back(item["nova_id"]);
+    return ids;
+  }
+
+  // No nova in `table` is an orphan: each has an Alias item naming it.
+  bool EveryNovaIsNamed() { return EveryNovaIsNamed(table_); }
+  static bool EveryNovaIsNamed(const store::MemoryTable& table) {
+    for (const std::string& nova_id : StoredNovae(table)) {
+      bool named = false;
+      for (const store::Item& item : table.Scan())
+        named = named || (item.value("entity", "") == "Alias" &&
+                          item.value("nova_id", "") == nova_id);
+      if (!named) {
+        ADD_FAILURE() << "nova " << nova_id << " has no alias";
+        return false;
+      }
+    }
+    return true;
+  }
 };
 
 TEST_F(InitializeNovaUpsertMetadataTest, WritesTheNovaAndItsAlias) {
@@ -584,6 +612,139 @@ TEST_F(InitializeNovaUpsertMetadataTest, WritesTheNovaAndItsAlias) {
       steps_.CheckExistingNovaByName(Named("v1674 her"), context_);
   EXPECT_EQ(by_name.exists_in_db, true);
   EXPECT_EQ(by_name.nova_id, nova_id);
+}
+
+TEST_F(InitializeNovaUpsertMetadataTest, TwoRunsOnOneNewNameRaceToOneNova) {
+  // Two runs on the same new name, each with its own nova_id, call
+  // UpsertMinimalNovaMetadata at once (two threads, started together), many
+  // times over. Whatever the interleaving: one nova exists afterwards, the
+  // name maps to it, no nova is left that no name points to, the winner
+  // answers its own nova_id, and the loser either is quarantined
+  // (ambiguous_name_resolution: the name was taken, its nova written) or,
+  // having found the winner's claim before the winner's nova, wrote that
+  // nova under the winner's nova_id and answers it.
+  int quarantined = 0;
+  for (int round = 0; round < 200; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    store::MemoryTable table;
+    store::Repository repository(table);
+    workflows::Environment env{repository, resolver_, providers_, references_,
+                               random_};
+    Steps steps{env};
+    const InitializeNovaState runs[2] = {NewNova("V1674 Her"),
+                                         NewNova("V1674 Her")};
+    ASSERT_NE(*runs[0].nova_id, *runs[1].nova_id);
+    std::optional<std::string> answered[2];
+    std::string error[2];
+    std::latch start(2);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i) {
+      threads.emplace_back([&, i] {
+        runtime::StepContext context = context_;
+        start.arrive_and_wait();
+        try {
+          answered[i] =
+              steps.UpsertMinimalNovaMetadata(runs[i], context).nova_id;
+        } catch (const runtime::QuarantineError& e) {
+          error[i] = e.what();
+        }
+      });
+    }
+    for (std::thread& t : threads) t.join();
+
+    const std::vector<std::string> novae = StoredNovae(table);
+    ASSERT_EQ(novae.size(), 1u);
+    const std::string& winner = novae.front();
+    const int w = winner == *runs[0].nova_id ? 0 : 1;
+    ASSERT_EQ(winner, *runs[w].nova_id);
+    EXPECT_EQ(repository.ResolveName("V1674 HER"),
+              std::vector<std::string>{winner});
+    EXPECT_TRUE(EveryNovaIsNamed(table));
+    EXPECT_EQ(answered[w], winner);
+    const int l = 1 - w;
+    if (answered[l]) {
+      EXPECT_EQ(answered[l], winner);
+    } else {
+      ++quarantined;
+      EXPECT_EQ(error[l],
+                "ambiguous_name_resolution: name \"V1674 HER\" is "
+                "already claimed by nova " +
+                    winner + ", so it cannot also map to nova " +
+                    *runs[l].nova_id);
+    }
+  }
+  RecordProperty("loser_quarantined", quarantined);
+}
+
+TEST_F(InitializeNovaUpsertMetadataTest, LoserAfterTheWinnerWritesNoNova) {
+  // The scripted interleaving: run A completes, then run B (same name, its
+  // own nova_id) arrives at UpsertMinimalNovaMetadata.
+  const InitializeNovaState a = NewNova("V1674 Her");
+  const InitializeNovaState b = NewNova("V1674 Her");
+  EXPECT_EQ(steps_.UpsertMinimalNovaMetadata(a, context_).nova_id, *a.nova_id);
+  const std::vector<store::Item> after_a = table_.Scan();
+
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] { steps_.UpsertMinimalNovaMetadata(b, context_); },
+      "ambiguous_name_resolution: name \"V1674 HER\" is already claimed by "
+      "nova " +
+          *a.nova_id + ", so it cannot also map to nova " + *b.nova_id));
+  EXPECT_EQ(table_.Scan(), after_a);  // nothing written
+  EXPECT_EQ(StoredNovae(), std::vector<std::string>{*a.nova_id});
+  EXPECT_TRUE(EveryNovaIsNamed());
+}
+
+TEST_F(InitializeNovaUpsertMetadataTest, AnAbandonedClaimIsCompletedByTheNext) {
+  // Run A's claim landed, then A never came back (its retries exhausted
+  // before the nova was written): the next run on the name writes the nova
+  // under A's claim instead of being refused forever; A's late retry meets
+  // that nova and succeeds.
+  const InitializeNovaState a = NewNova("V1674 Her");
+  const InitializeNovaState b = NewNova("V1674 Herculis");
+  ASSERT_EQ(repository_.ClaimName("V1674 HER", *a.nova_id).status,
+            store::AliasResult::Status::kCreated);
+  ASSERT_TRUE(StoredNovae().empty());
+
+  EXPECT_EQ(steps_.UpsertMinimalNovaMetadata(b, context_).nova_id, *a.nova_id);
+  EXPECT_EQ(StoredNovae(), std::vector<std::string>{*a.nova_id});
+  EXPECT_EQ(repository_.GetNova(*a.nova_id)->primary_name, "V1674 Herculis");
+  EXPECT_EQ(repository_.ResolveName("V1674 HER"),
+            std::vector<std::string>{*a.nova_id});
+
+  // A's nova as A spells it is not the stored one (kConflict), but it is
+  // the claim's nova where the archives put it.
+  context_.now = kLater;
+  EXPECT_EQ(steps_.UpsertMinimalNovaMetadata(a, context_).nova_id, *a.nova_id);
+  EXPECT_EQ(StoredNovae(), std::vector<std::string>{*a.nova_id});
+  EXPECT_TRUE(EveryNovaIsNamed());
+}
+
+TEST_F(InitializeNovaUpsertMetadataTest, CrashAfterEachWriteConverges) {
+  // The Task fails RETRYABLE after each of its writes lands (the answer is
+  // lost), and Step Functions retries it with the same state: every crash
+  // point ends with the one nova, named.
+  // PutItems: the claim, the nova, its position, the claim again (PutAlias)
+  // and the alias.
+  for (int put = 1; put <= 5; ++put) {
+    SCOPED_TRACE("PutItem " + std::to_string(put) + " applied then lost");
+    store::MemoryTable inner;
+    store::FaultInjectingTable faulty(inner);
+    faulty.InjectOn(store::Operation::kPutItem, put,
+                    store::Fault::kAppliedThenLost);
+    store::Repository repository(faulty);
+    workflows::Environment env{repository, resolver_, providers_, references_,
+                               random_};
+    Steps steps{env};
+    const InitializeNovaState state = NewNova("V1674 Her");
+    EXPECT_THROW(steps.UpsertMinimalNovaMetadata(state, context_),
+                 runtime::RetryableError);
+    EXPECT_EQ(steps.UpsertMinimalNovaMetadata(state, context_).nova_id,
+              *state.nova_id);
+    EXPECT_EQ(repository.ResolveName("V1674 HER"),
+              std::vector<std::string>{*state.nova_id});
+    EXPECT_EQ(StoredNovae(inner), std::vector<std::string>{*state.nova_id});
+    EXPECT_TRUE(EveryNovaIsNamed(inner));
+  }
 }
 
 TEST_F(InitializeNovaUpsertMetadataTest, RetryIsASuccessAndDuplicatesNothing) {
@@ -623,9 +784,10 @@ TEST_F(InitializeNovaUpsertMetadataTest,
           *state.nova_id));
   EXPECT_EQ(repository_.ResolveName("V1674 HER"),
             std::vector<std::string>{kGkPer});
-  // The nova was written first (an alias never names a missing nova); it is
-  // left for the review the quarantine asks for.
-  EXPECT_TRUE(repository_.GetNova(*state.nova_id).has_value());
+  // The claim is taken before the nova is written: a run that loses it
+  // leaves no nova behind.
+  EXPECT_FALSE(repository_.GetNova(*state.nova_id).has_value());
+  EXPECT_TRUE(EveryNovaIsNamed());
 }
 
 TEST_F(InitializeNovaUpsertMetadataTest, NovaIdHeldByAnotherNovaIsTerminal) {

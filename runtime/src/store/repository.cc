@@ -651,37 +651,52 @@ CreateResult Repository::CreateNova(const Nova& nova) {
   return result;
 }
 
+// The NameClaim item of AP-INIT-3 (see PutAlias).
+static Item NameClaimItem(std::string_view normalized_name,
+                          std::string_view nova_id) {
+  Key claim_key = NameClaimKey(normalized_name);
+  return {{"PK", claim_key.pk},
+          {"SK", claim_key.sk},
+          {"entity", "NameClaim"},
+          {"normalized_name", normalized_name},
+          {"nova_id", nova_id}};
+}
+
+AliasResult Repository::ClaimName(std::string_view normalized_name,
+                                  std::string_view nova_id) {
+  const char* op = "ClaimName";
+  CheckText(op, "normalized_name", normalized_name);
+  CheckPart(op, "nova_id", nova_id);
+  Key claim_key = NameClaimKey(normalized_name);
+  WriteResult write = table_.PutItem(
+      NameClaimItem(normalized_name, nova_id),
+      Condition::Or({Condition::NotExists("PK"),
+                     Condition::Eq("nova_id", std::string(nova_id))}));
+  if (write.applied()) return {AliasResult::Status::kCreated, ""};
+  std::optional<Item> current = table_.GetItem(claim_key);
+  // Claims are never deleted (see PutAlias).
+  if (!current)
+    throw RetryableError(std::string(op) + " " + claim_key.pk +
+                         ": claim refused, then not found");
+  auto holder = current->find("nova_id");
+  if (holder == current->end() || !holder->is_string())
+    throw TerminalError("stored NameClaim item " + KeyText(*current) +
+                        " is invalid:\n$.nova_id: must be a string");
+  return {AliasResult::Status::kMappedToOtherNova, holder->get<std::string>()};
+}
+
 AliasResult Repository::PutAlias(const Alias& alias, AliasPolicy policy) {
   const char* op = "PutAlias";
   CheckText(op, "normalized_name", alias.normalized_name);
   CheckPart(op, "nova_id", alias.nova_id);
   CheckText(op, "name", alias.name);
   CheckText(op, "created_at", alias.created_at);
-  Key claim_key = NameClaimKey(alias.normalized_name);
-  Item claim{{"PK", claim_key.pk},
-             {"SK", claim_key.sk},
-             {"entity", "NameClaim"},
-             {"normalized_name", alias.normalized_name},
-             {"nova_id", alias.nova_id}};
   if (policy == AliasPolicy::kExclusive) {
-    WriteResult write = table_.PutItem(
-        claim, Condition::Or({Condition::NotExists("PK"),
-                              Condition::Eq("nova_id", alias.nova_id)}));
-    if (!write.applied()) {
-      std::optional<Item> current = table_.GetItem(claim_key);
-      // Claims are never deleted (see above).
-      if (!current)
-        throw RetryableError("PutAlias " + claim_key.pk +
-                             ": claim refused, then not found");
-      auto holder = current->find("nova_id");
-      if (holder == current->end() || !holder->is_string())
-        throw TerminalError("stored NameClaim item " + KeyText(*current) +
-                            " is invalid:\n$.nova_id: must be a string");
-      return {AliasResult::Status::kMappedToOtherNova,
-              holder->get<std::string>()};
-    }
+    AliasResult claim = ClaimName(alias.normalized_name, alias.nova_id);
+    if (claim.status == AliasResult::Status::kMappedToOtherNova) return claim;
   } else {
-    table_.PutItem(claim, Condition::NotExists("PK"));
+    table_.PutItem(NameClaimItem(alias.normalized_name, alias.nova_id),
+                   Condition::NotExists("PK"));
   }
   WriteResult write = table_.PutItem(
       alias.ToItem(),

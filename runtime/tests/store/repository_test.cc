@@ -216,16 +216,21 @@ TEST_P(RepositoryTest, StoredItemErrorsNameTheKeyAndAttribute) {
 
 // --- AP-INIT-1 / AP-INIT-3 --------------------------------------------------
 
+// The NameClaim item of "nova cyg 1975" for `nova_id`.
+Item ClaimItem(const std::string& nova_id) {
+  return {{"PK", "NAME#nova cyg 1975"},
+          {"SK", "CLAIM"},
+          {"entity", "NameClaim"},
+          {"normalized_name", "nova cyg 1975"},
+          {"nova_id", nova_id}};
+}
+
 TEST_P(RepositoryTest, PutAliasWritesClaimThenAlias) {
   AliasResult r = repo().PutAlias(MakeAlias(kNova));
   EXPECT_EQ(r.status, AliasResult::Status::kCreated);
   EXPECT_EQ(r.other_nova_id, "");
   EXPECT_EQ(Partition("NAME#nova cyg 1975"),
-            (std::vector<Item>{{{"PK", "NAME#nova cyg 1975"},
-                                {"SK", "CLAIM"},
-                                {"entity", "NameClaim"},
-                                {"normalized_name", "nova cyg 1975"},
-                                {"nova_id", kNova}},
+            (std::vector<Item>{ClaimItem(kNova),
                                {{"PK", "NAME#nova cyg 1975"},
                                 {"SK", NovaPk(kNova)},
                                 {"GSI2PK", "NAME#nova cyg 1975"},
@@ -261,6 +266,25 @@ TEST_P(RepositoryTest, ResolveNameReturnsEveryCandidate) {
             (std::vector<std::string>{kNova, kNova2}));
   EXPECT_EQ(repo().ResolveName("nova sco 143"), std::vector<std::string>{});
   EXPECT_THROW(repo().ResolveName(""), TerminalError);
+}
+
+TEST_P(RepositoryTest, ClaimNameWritesTheClaimAlone) {
+  AliasResult r = repo().ClaimName("nova cyg 1975", kNova);
+  EXPECT_EQ(r.status, AliasResult::Status::kCreated);
+  EXPECT_EQ(r.other_nova_id, "");
+  EXPECT_EQ(Partition("NAME#nova cyg 1975"),
+            (std::vector<Item>{ClaimItem(kNova)}));
+  // Not a mapping yet: ResolveName sees aliases only.
+  EXPECT_EQ(repo().ResolveName("nova cyg 1975"), std::vector<std::string>{});
+  // Again for the same nova (a retry): the claim holds, nothing new.
+  EXPECT_EQ(repo().ClaimName("nova cyg 1975", kNova).status,
+            AliasResult::Status::kCreated);
+  // For another nova: refused, with the holder; nothing written.
+  r = repo().ClaimName("nova cyg 1975", kNova2);
+  EXPECT_EQ(r.status, AliasResult::Status::kMappedToOtherNova);
+  EXPECT_EQ(r.other_nova_id, kNova);
+  EXPECT_EQ(Partition("NAME#nova cyg 1975"),
+            (std::vector<Item>{ClaimItem(kNova)}));
 }
 
 TEST_P(RepositoryTest, AliasToASecondNovaIsRefusedUnlessAllowed) {

@@ -427,6 +427,17 @@ class Repository {
   AliasResult PutAlias(const Alias& alias,
                        AliasPolicy policy = AliasPolicy::kExclusive);
 
+  // AP-INIT-3's exclusive claim alone (PutAlias step 1 with kExclusive):
+  // PutItem NameClaim PK=NAME#<n> SK=CLAIM {nova_id}, condition
+  // attribute_not_exists(PK) OR nova_id = :nova -> kCreated (the name is
+  // claimed for this nova: written now or by an earlier call), or, read
+  // back on the condition failure, kMappedToOtherNova with the claim's
+  // nova. Writes no alias, so ResolveName does not see the name until
+  // PutAlias: a caller can claim a name before the nova it names exists
+  // (initialize_nova claims first, then creates the nova, then the alias).
+  AliasResult ClaimName(std::string_view normalized_name,
+                        std::string_view nova_id);
+
   // AP-INIT-4 (ours, not the seed's: the seed has no pattern to list the
   // novae near a position, which CheckExistingNovaByCoordinates needs).
   // Query PK=SKY#<band>, begins_with(SK, "NOVA#"), all pages, for every
