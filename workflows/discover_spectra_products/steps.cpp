@@ -236,6 +236,19 @@ DeduplicateAndAssignDatasetIdsOutput Steps::DeduplicateAndAssignDatasetIds(
   constexpr std::string_view kState = "DeduplicateAndAssignDatasetIds";
   const std::string& provider = Required(item.provider, kState, "provider");
   const std::string& nova_id = Required(item.nova_id, kState, "nova_id");
+  // What tells this run's own datasets from the ones already there: each
+  // dataset records the execution that created it (created_by_execution_arn;
+  // one JobRun per execution, and the Map item has no typed job_run_id). A
+  // retry of this Task after its writes landed (the answer lost: a
+  // timeout, a crash) finds the datasets it created stored; they are still
+  // new, and counted as new, so that their DatasetDiscovered events,
+  // published only after this Task answers, are published once. Another
+  // run's datasets (an earlier discovery, a concurrent one) are existing.
+  const std::string& run = context.execution_arn;
+  if (run.empty()) {
+    throw runtime::TerminalError(std::string(kState) +
+                                 ": the invocation has no execution_arn");
+  }
   if (!item.normalized_products) {
     throw runtime::TerminalError(std::string(kState) +
                                  ": the item has no normalized_products");
@@ -298,7 +311,8 @@ DeduplicateAndAssignDatasetIdsOutput Steps::DeduplicateAndAssignDatasetIds(
         }
         ++updated;
       }
-      existing_ids.push_back(p.dataset_id);
+      (stored.created_by_execution_arn == run ? new_ids : existing_ids)
+          .push_back(p.dataset_id);
       continue;
     }
 
@@ -315,13 +329,21 @@ DeduplicateAndAssignDatasetIdsOutput Steps::DeduplicateAndAssignDatasetIds(
     dataset.created_at = now;
     dataset.updated_at = now;
     dataset.eligibility = store::kEligibilityDownload;
+    dataset.created_by_execution_arn = run;
     switch (env_.repository.CreateDataset(dataset)) {
       case store::CreateResult::kCreated:
         new_ids.push_back(p.dataset_id);
         break;
-      case store::CreateResult::kAlreadyExists:
-        existing_ids.push_back(p.dataset_id);
+      case store::CreateResult::kAlreadyExists: {
+        // Written since AP-DISC-1 listed the datasets: by this run (its
+        // own write, landed before a lost answer) or by another.
+        const std::optional<store::Dataset> stored =
+            env_.repository.GetDataset(key);
+        (stored && stored->created_by_execution_arn == run ? new_ids
+                                                           : existing_ids)
+            .push_back(p.dataset_id);
         break;
+      }
       case store::CreateResult::kConflict:
         throw runtime::TerminalError(
             std::string(kState) + ": dataset " + p.dataset_id +

@@ -16,6 +16,7 @@
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/runtime/testing/throws.h"
+#include "novacat/store/fault_injecting_table.h"
 #include "novacat/store/memory_table.h"
 #include "novacat/store/repository.h"
 
@@ -29,6 +30,13 @@ constexpr const char* kGkPer = "86cb14e8-2bf7-4bec-9837-df4287f58a01";
 constexpr const char* kUnknownNova = "0b7d3c1e-2f4a-4b6c-9d8e-7f6a5b4c3d2e";
 constexpr const char* kCorrelationId = "0e6f1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c";
 constexpr int64_t kNow = 1795614300;  // 2026-11-25T13:45:00Z
+// The execution the items run in, and a later discovery's.
+constexpr const char* kExecution =
+    "arn:aws:states:local:000000000000:execution:discover_spectra_products:"
+    "3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c";
+constexpr const char* kLaterExecution =
+    "arn:aws:states:local:000000000000:execution:discover_spectra_products:"
+    "6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d";
 
 // The identities of the fixture products (fixtures/README.md), spelled out:
 // timestamps truncated to the second and converted to UTC, MJD converted.
@@ -65,6 +73,7 @@ class DiscoverSpectraProductsStepsTest : public ::testing::Test {
  protected:
   DiscoverSpectraProductsStepsTest() {
     context_.workflow_name = "discover_spectra_products";
+    context_.execution_arn = kExecution;
     context_.now = kNow;
     // The database of fixtures/novae/existing.json.
     for (const domain::FixtureNova& f :
@@ -339,6 +348,7 @@ TEST_F(DiscoverSpectraProductsStepsTest,
 
   // A later rediscovery (a new run, a new query) creates nothing.
   const std::vector<store::Item> before = table_.Scan();
+  context_.execution_arn = kLaterExecution;
   context_.now = kNow + 86400;
   DeduplicateAndAssignDatasetIdsOutput second =
       steps_.DeduplicateAndAssignDatasetIds(Normalized("ESO", kV1500Cyg),
@@ -350,6 +360,49 @@ TEST_F(DiscoverSpectraProductsStepsTest,
   EXPECT_EQ(table_.Scan(), before);  // same metadata: not even an update
   EXPECT_EQ(StoredIds(kV1500Cyg, "ESO"),
             (std::vector<std::string>{kEsoUrlId, kEsoSizeId}));
+}
+
+TEST_F(DiscoverSpectraProductsStepsTest,
+       RetryAfterLandedWritesStillCountsItsDatasetsAsNew) {
+  // The Task's writes land, then its answer is lost (the PutItem of the
+  // k-th dataset fails RETRYABLE after it was applied), and Step Functions
+  // retries it in the same execution. Every dataset it created is new in
+  // the retry's answer, so PublishDatasetDiscoveredEvents (which runs only
+  // on an answer) publishes each one's event exactly once; a later run
+  // sees them as existing.
+  for (int lost = 1; lost <= 2; ++lost) {
+    SCOPED_TRACE("CreateDataset " + std::to_string(lost) +
+                 " applied then lost");
+    store::MemoryTable inner;
+    store::FaultInjectingTable faulty(inner);
+    store::Repository repository(faulty);
+    workflows::Environment env{repository, resolver_, providers_, references_,
+                               random_};
+    Steps steps{env};
+    const DiscoverAcrossProvidersItem item = Normalized("ESO", kV1500Cyg);
+    faulty.InjectOn(store::Operation::kPutItem, lost,
+                    store::Fault::kAppliedThenLost);
+    EXPECT_THROW(steps.DeduplicateAndAssignDatasetIds(item, context_),
+                 runtime::RetryableError);
+
+    context_.attempt_number = 2;
+    const DeduplicateAndAssignDatasetIdsOutput retry =
+        steps.DeduplicateAndAssignDatasetIds(item, context_);
+    EXPECT_EQ(retry.new_dataset_ids,
+              (std::vector<std::string>{kEsoUrlId, kEsoSizeId}));
+    EXPECT_EQ(retry.existing_dataset_ids, std::vector<std::string>{});
+    EXPECT_EQ(repository.ListProviderDatasets(kV1500Cyg, "ESO").size(), 2u);
+
+    // Another run's discovery: nothing new.
+    runtime::StepContext later = context_;
+    later.execution_arn = kLaterExecution;
+    const DeduplicateAndAssignDatasetIdsOutput again =
+        steps.DeduplicateAndAssignDatasetIds(item, later);
+    EXPECT_EQ(again.new_dataset_ids, std::vector<std::string>{});
+    EXPECT_EQ(again.existing_dataset_ids,
+              (std::vector<std::string>{kEsoUrlId, kEsoSizeId}));
+    context_.attempt_number = 1;
+  }
 }
 
 TEST_F(DiscoverSpectraProductsStepsTest, NewDatasetsAreDownloadEligible) {
@@ -403,6 +456,7 @@ TEST_F(DiscoverSpectraProductsStepsTest, RepublishedMetadataUpdatesLocators) {
   product["size_bytes"] = 2000;
   product["instrument"] = "UVES";
   item.normalized_products = std::vector<json>{product};
+  context_.execution_arn = kLaterExecution;  // a later discovery
   context_.now = kNow + 60;
   DeduplicateAndAssignDatasetIdsOutput second =
       steps_.DeduplicateAndAssignDatasetIds(item, context_);
@@ -546,7 +600,8 @@ TEST_F(DiscoverSpectraProductsStepsTest,
   ASSERT_TRUE(errors);
   EXPECT_TRUE(errors->empty());
 
-  // The rediscovery: the same datasets, all existing.
+  // The rediscovery (a later run): the same datasets, all existing.
+  context_.execution_arn = kLaterExecution;
   results.clear();
   for (const std::string& provider : *state.providers) {
     results.push_back(RunItem(provider, kV1500Cyg));

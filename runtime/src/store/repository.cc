@@ -497,6 +497,7 @@ Item Dataset::ToItem() const {
   PutOptional(item, "hints", hints);
   item["created_at"] = created_at;
   item["updated_at"] = updated_at;
+  PutOptional(item, "created_by_execution_arn", created_by_execution_arn);
   PutOptional(item, "eligibility", eligibility);
   if (processing_status)
     item[kProcessingStatus] = ProcessingStatusName(*processing_status);
@@ -535,6 +536,8 @@ Parsed<Dataset> Dataset::FromItem(const Item& item) {
   d.hints = AnyJson(item, "hints");
   Text(reader, "created_at", d.created_at);
   Text(reader, "updated_at", d.updated_at);
+  d.created_by_execution_arn =
+      reader.String("created_by_execution_arn", Rules{});
   d.eligibility = reader.String("eligibility", Rules{});
   if (auto s = reader.String(
           kProcessingStatus,

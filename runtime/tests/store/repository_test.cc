@@ -565,6 +565,7 @@ TEST_P(RepositoryTest, DiscoveryDateOnlyMovesEarlier) {
 TEST_P(RepositoryTest, CreateDatasetWritesTheSeedsItemOnce) {
   Dataset d = MakeDataset(kNova, kDs1);
   d.hints = Item{{"resolution", 2000}};
+  d.created_by_execution_arn = "arn:aws:states:local:0:execution:d:1";
   EXPECT_EQ(repo().CreateDataset(d), CreateResult::kCreated);
   EXPECT_EQ(Get(NovaPk(kNova), DatasetSk(kDs1)),
             (Item{{"PK", NovaPk(kNova)},
@@ -580,7 +581,9 @@ TEST_P(RepositoryTest, CreateDatasetWritesTheSeedsItemOnce) {
                    {{"url", std::string("https://archive.example/") + kDs1}}},
                   {"hints", {{"resolution", 2000}}},
                   {"created_at", kT0},
-                  {"updated_at", kT0}}));
+                  {"updated_at", kT0},
+                  {"created_by_execution_arn",
+                   "arn:aws:states:local:0:execution:d:1"}}));
   EXPECT_EQ(repo().GetDataset(d.key()), d);
 
   Dataset retry = d;

@@ -209,6 +209,12 @@ struct Dataset {
   std::optional<nlohmann::json> hints;
   std::string created_at;
   std::string updated_at;
+  // The run (its execution: one JobRun each) whose CreateDataset wrote the
+  // item (AP-DISC-2), set once: a retry of that run's discovery, after a
+  // write that landed, tells the datasets it created itself (new: their
+  // DatasetDiscovered events are still to be published) from the ones that
+  // were already there. Absent on items written without it.
+  std::optional<std::string> created_by_execution_arn;
   // AP-DISC-4: while set, the item is in GSI1 under
   // ELIG#<eligibility>#<dataset_id>.
   std::optional<std::string> eligibility;
