@@ -92,13 +92,6 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
   step.now = now;
   step.remaining_ms = std::move(remaining_ms);
   auto clock = [now] { return now; };
-  // The Attempt's start is the reading above; its end, a reading after.
-  bool started = false;
-  auto attempt_clock = [&started, started_ms, &now_ms] {
-    if (started) return now_ms();
-    started = true;
-    return started_ms;
-  };
   // Domain steps log through the context: each line carries the required
   // fields and the when-known ones of the document they were given.
   const LogContext log_context{step, binding.facts.schema_version, clock};
@@ -114,7 +107,8 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
   BuiltinContext ctx{step,         binding.facts,   services.store,
                      services.log, services.events, services.random,
                      clock};
-  AttemptRecorder recorder(services.store, binding.facts, attempt_clock);
+  // The recorder reads the clock itself, around the task.
+  AttemptRecorder recorder(services.store, binding.facts, now_ms);
   const BuiltinState* builtin = FindBuiltin(binding, state_name);
   std::optional<std::string> dedupe;
   // The Attempt carries the step's dedupe key when the fields it is built
