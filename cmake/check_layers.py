@@ -43,6 +43,10 @@ MODULES = [
     ("workflows/domain/fixtures/", "domain.fixtures"),
     ("workflows/domain/tests/", "test"),
     ("workflows/domain/", "domain"),
+    ("workflows/fits/tests/", "test"),
+    ("workflows/fits/", "fits"),
+    ("workflows/transfer/tests/", "test"),
+    ("workflows/transfer/", "transfer"),
     ("workflows/common/", "workflows.common"),
     ("workflows/app/", "app"),
     ("workflows/", "steps"),  # workflows/<workflow>/
@@ -72,15 +76,21 @@ MAY_INCLUDE = {
     # The domain is pure: no runtime, no store, no I/O library of ours.
     "domain": set(),
     "domain.fixtures": {"domain", "runtime", "vocabulary"},
-    "workflows.common": {"domain", "domain.fixtures", "store", "runtime",
-                         "vocabulary"},
-    # Step logic: its generated code, the Environment, the domain, the store
-    # and the runtime; never the executor, the AWS clients or test code.
-    "steps": {"generated", "workflows.common", "domain", "store", "runtime",
-              "vocabulary"},
+    # FITS files (cfitsio): spectra and photometry tables read and checked;
+    # a result, never a Step Functions class.
+    "fits": {"domain"},
+    # Bytes moved: downloads (libcurl) and object stores (a folder, S3).
+    "transfer": {"domain", "runtime", "aws", "vocabulary"},
+    "workflows.common": {"domain", "domain.fixtures", "fits", "transfer",
+                         "store", "runtime", "vocabulary"},
+    # Step logic: its generated code, the Environment, the domain, FITS
+    # reading, the store and the runtime; never the executor, the AWS
+    # clients, the transfer implementations or test code.
+    "steps": {"generated", "workflows.common", "domain", "fits", "transfer",
+              "store", "runtime", "vocabulary"},
     # Every workflow's Lambda main: no executor, no test runner.
     "lambda_main": {"lambda", "runtime", "store", "workflows.common", "steps",
-                    "generated", "vocabulary"},
+                    "generated", "fits", "transfer", "vocabulary"},
     "app": "*",
     "test": "*",
 }
@@ -96,6 +106,8 @@ INCLUDE_ROOTS = [
     "workflows/domain/fixtures/include",
     "workflows/domain/src",  # its message helpers, which the fixtures share
     "workflows/common/include",
+    "workflows/fits/include",
+    "workflows/transfer/include",
     "workflows",
 ]
 
