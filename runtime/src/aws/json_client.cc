@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <utility>
 
@@ -86,15 +87,61 @@ struct SignedHttp::Impl {
   }
 };
 
-namespace {
-
 // The CA bundle to trust when libcurl's own is missing (see the header).
-std::string CaBundle() {
+std::string CaBundleFile() {
   if (std::string file = Env("SSL_CERT_FILE"); !file.empty()) return file;
   const char* builtin = curl_version_info(CURLVERSION_NOW)->cainfo;
   if (builtin && std::filesystem::exists(builtin)) return "";
   const char* amazon_linux = "/etc/pki/tls/certs/ca-bundle.crt";
   return std::filesystem::exists(amazon_linux) ? amazon_linux : "";
+}
+
+namespace {
+
+// A failed curl_easy_perform as RetryableError or TerminalError (see the
+// header for the message).
+[[noreturn]] void ThrowCurlFailure(CURLcode code, const char* error,
+                                   const std::string& what) {
+  std::string message = what + ": curl: " + curl_easy_strerror(code);
+  if (error[0]) message += std::string(" (") + error + ")";
+  if (IsRetryable(code)) throw RetryableError(message);
+  throw TerminalError(message);
+}
+
+// Send's transfer: the request, the reply and what a callback threw.
+struct SendState {
+  CURL* curl;
+  const SignedHttp::Request* request;
+  SignedHttp::Reply* reply;
+  std::exception_ptr error;
+};
+
+size_t SendWrite(char* data, size_t size, size_t count, void* out) {
+  auto* state = static_cast<SendState*>(out);
+  const size_t n = size * count;
+  long status = 0;
+  curl_easy_getinfo(state->curl, CURLINFO_RESPONSE_CODE, &status);
+  if (!state->request->sink || status < 200 || status > 299) {
+    state->reply->body.append(data, n);
+    return n;
+  }
+  try {
+    state->request->sink(std::string_view(data, n));
+    return n;
+  } catch (...) {
+    state->error = std::current_exception();
+    return 0;  // CURLE_WRITE_ERROR
+  }
+}
+
+size_t SendRead(char* buffer, size_t size, size_t count, void* in) {
+  auto* state = static_cast<SendState*>(in);
+  try {
+    return state->request->body(buffer, size * count);
+  } catch (...) {
+    state->error = std::current_exception();
+    return CURL_READFUNC_ABORT;
+  }
 }
 
 }  // namespace
@@ -135,7 +182,7 @@ SignedHttp::SignedHttp(JsonService service, ClientOptions options)
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, Collect);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, curl_headers::Collect);
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, impl_->error);
-  if (std::string bundle = CaBundle(); !bundle.empty())
+  if (std::string bundle = CaBundleFile(); !bundle.empty())
     curl_easy_setopt(c, CURLOPT_CAINFO, bundle.c_str());
 }
 
@@ -174,12 +221,63 @@ SignedHttp::Reply SignedHttp::Post(const std::string& path,
   CURLcode code = curl_easy_perform(curl);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
   curl_slist_free_all(list);
-  if (code != CURLE_OK) {
-    std::string message = what + ": curl: " + curl_easy_strerror(code);
-    if (error[0]) message += std::string(" (") + error + ")";
-    if (IsRetryable(code)) throw RetryableError(message);
-    throw TerminalError(message);
+  if (code != CURLE_OK) ThrowCurlFailure(code, error, what);
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+  return reply;
+}
+
+SignedHttp::Reply SignedHttp::Send(const Request& request,
+                                   const std::string& what) {
+  curl_slist* list = nullptr;
+  for (const std::string& h : request.headers)
+    list = curl_slist_append(list, h.c_str());
+  std::string token;
+  if (!impl_->options.session_token.empty()) {
+    token = "X-Amz-Security-Token: " + impl_->options.session_token;
+    list = curl_slist_append(list, token.c_str());
   }
+  CURL* curl = impl_->curl;
+  char* error = impl_->error;
+  const std::string url = impl_->base + request.path;
+  Reply reply;
+  SendState state{curl, &request, &reply, nullptr};
+  error[0] = '\0';
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, SendWrite);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply.headers);
+  if (request.body) {
+    // An upload is a PUT unless told otherwise; its length is announced
+    // (Content-Length), never chunked.
+    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(curl, CURLOPT_READFUNCTION, SendRead);
+    curl_easy_setopt(curl, CURLOPT_READDATA, &state);
+    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
+                     static_cast<curl_off_t>(request.body_size));
+    if (request.method != "PUT")
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  } else if (request.method == "HEAD") {
+    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  } else {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+    if (request.method != "GET")
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  }
+  CURLcode code = curl_easy_perform(curl);
+  // Back to what the constructor set and Post expects.
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(curl, CURLOPT_UPLOAD, 0L);
+  curl_easy_setopt(curl, CURLOPT_NOBODY, 0L);
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, nullptr);
+  curl_easy_setopt(curl, CURLOPT_READFUNCTION, nullptr);
+  curl_easy_setopt(curl, CURLOPT_READDATA, nullptr);
+  curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, curl_off_t{-1});
+  curl_easy_setopt(curl, CURLOPT_POST, 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Collect);
+  curl_slist_free_all(list);
+  if (state.error) std::rethrow_exception(state.error);
+  if (code != CURLE_OK) ThrowCurlFailure(code, error, what);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
   return reply;
 }

@@ -1,8 +1,9 @@
 // A scripted HTTP/1.1 server on 127.0.0.1 for client tests: it answers
 // the n-th request with the n-th canned Answer whatever was asked (or
-// hangs, or resets the connection), keeps every request it got, and stops
-// after the last answer. Requests must carry Content-Length bodies (or
-// none), which is what libcurl sends.
+// hangs, or resets the connection, or fails the answer half-way: see
+// Mode), keeps every request it got, and stops after the last answer.
+// Requests must carry Content-Length bodies (or none), which is what
+// libcurl sends.
 #pragma once
 
 #include <arpa/inet.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,19 +24,39 @@ namespace novacat::testing {
 
 class FakeServer {
  public:
-  enum class Mode { kAnswer, kHang, kReset };
+  enum class Mode {
+    kAnswer,  // the whole answer
+    kHang,    // no answer: wait until the client gives up
+    kReset,   // no answer: close the connection with a TCP RST
+    // The head (with the Content-Length of the whole body) and the first
+    // half of the body, then a close: a body shorter than announced.
+    kTruncate,
+    // The head (Content-Length of the whole body), then nothing until the
+    // client gives up: a stalled transfer.
+    kStall,
+    // The head and the first half of the body, a pause (for the client to
+    // read them), then a TCP RST: a reset in the middle of a body.
+    kResetInBody,
+    // The head without Content-Length and with "Connection: close", the
+    // body, then a close: a body of unannounced length.
+    kUnsized,
+  };
   struct Answer {
     Answer(int status_ = 200, std::string body_ = "",
-           Mode mode_ = Mode::kAnswer, std::string headers_ = "")
+           Mode mode_ = Mode::kAnswer, std::string headers_ = "",
+           std::string content_type_ = "application/x-amz-json-1.0")
         : status(status_),
           body(std::move(body_)),
           mode(mode_),
-          headers(std::move(headers_)) {}
+          headers(std::move(headers_)),
+          content_type(std::move(content_type_)) {}
     int status;
     std::string body;
     Mode mode;
     // Extra response header lines, each ending in "\r\n".
     std::string headers;
+    // The Content-Type header's value; none when empty.
+    std::string content_type;
   };
 
   explicit FakeServer(std::vector<Answer> answers)
@@ -91,6 +113,10 @@ class FakeServer {
         size_t length = 0;
         if (size_t at = head.find("Content-Length: "); at != std::string::npos)
           length = std::stoul(head.substr(at + 16));
+        // libcurl's PUTs wait for a go-ahead before their body.
+        if (head.find("\r\nExpect: 100-continue") != std::string::npos &&
+            buffer.size() < head_end + 4 + length)
+          WriteAll(fd, "HTTP/1.1 100 Continue\r\n\r\n");
         while (buffer.size() < head_end + 4 + length) {
           if (!Read(fd, buffer)) break;
         }
@@ -106,20 +132,59 @@ class FakeServer {
           break;
         }
         if (answer.mode == Mode::kReset) {
-          linger hard{1, 0};  // close with RST
-          setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+          Reset(fd);
           break;
         }
-        std::string response =
-            "HTTP/1.1 " + std::to_string(answer.status) +
-            " Status\r\nContent-Type: application/x-amz-json-1.0\r\n" +
-            answer.headers +
-            "Content-Length: " + std::to_string(answer.body.size()) +
-            "\r\n\r\n" + answer.body;
-        if (write(fd, response.data(), response.size()) < 0) break;
+        std::string reply =
+            "HTTP/1.1 " + std::to_string(answer.status) + " Status\r\n";
+        if (!answer.content_type.empty())
+          reply += "Content-Type: " + answer.content_type + "\r\n";
+        reply += answer.headers;
+        if (answer.mode == Mode::kUnsized) {
+          reply += "Connection: close\r\n\r\n";
+          WriteAll(fd, reply + answer.body);
+          break;
+        }
+        reply += "Content-Length: " + std::to_string(answer.body.size()) +
+                 "\r\n\r\n";
+        const std::string half = answer.body.substr(0, answer.body.size() / 2);
+        if (answer.mode == Mode::kTruncate) {
+          WriteAll(fd, reply + half);
+          break;
+        }
+        if (answer.mode == Mode::kStall) {
+          WriteAll(fd, reply);
+          while (Readable(fd) && Read(fd, buffer)) {
+          }
+          break;
+        }
+        if (answer.mode == Mode::kResetInBody) {
+          WriteAll(fd, reply + half);
+          for (int i = 0; i < 10 && !stop_; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          Reset(fd);
+          break;
+        }
+        if (!WriteAll(fd, reply + answer.body)) break;
       }
       close(fd);
     }
+  }
+  // Makes the coming close(fd) send a TCP RST.
+  static void Reset(int fd) {
+    linger hard{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+  }
+  // Writes all of `data` (a large body takes several writes).
+  static bool WriteAll(int fd, const std::string& data) {
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n =
+          send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      done += static_cast<size_t>(n);
+    }
+    return true;
   }
   bool Read(int fd, std::string& buffer) {
     if (!Readable(fd)) return false;

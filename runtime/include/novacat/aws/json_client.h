@@ -23,6 +23,9 @@
 // kept-alive connection) and must not be used by two threads at once.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -72,6 +75,12 @@ struct JsonService {
 // Fills the empty fields of `options` for `service` (see ClientOptions).
 void FillFromEnvironment(ClientOptions& options, const JsonService& service);
 
+// The CA bundle a libcurl client trusts (CURLOPT_CAINFO): the file
+// SSL_CERT_FILE names, else "" when libcurl's default bundle exists, else
+// Amazon Linux's /etc/pki/tls/certs/ca-bundle.crt when it exists, else "".
+// SignedHttp uses it; so do the project's other libcurl clients.
+std::string CaBundleFile();
+
 // One service's signed HTTP requests: the connection, SigV4 signing,
 // credentials and curl's failures, written once for the JSON-protocol
 // services (JsonClient) and the REST ones (LambdaClient). TLS trusts the
@@ -108,6 +117,32 @@ class SignedHttp {
   // failures TerminalError; every HTTP answer comes back as a Reply.
   Reply Post(const std::string& path, const std::vector<std::string>& headers,
              const std::string& body, const std::string& what);
+
+  // A request of a REST service (S3) whose bodies are streamed rather than
+  // held in memory.
+  struct Request {
+    // "GET", "PUT", "HEAD", "DELETE", ...
+    std::string method;
+    // The endpoint's path, already URI-encoded: libcurl signs it as is.
+    std::string path;
+    // "Name: value" besides the signature and security token. SigV4 takes
+    // the payload's hash from an `x-amz-content-sha256` header when there is
+    // one (what S3 requires); without it, it hashes an empty body.
+    std::vector<std::string> headers;
+    // The body: `body_size` bytes, which `body` copies into the buffer it is
+    // given, returning how many (0 at the end). Unset: no body.
+    std::function<size_t(char* buffer, size_t size)> body;
+    int64_t body_size = 0;
+    // Where a 2xx answer's body goes, chunk by chunk (unset: into the
+    // Reply). Any other answer's body comes back in the Reply, for its error
+    // document.
+    std::function<void(std::string_view chunk)> sink;
+  };
+
+  // Sends `request`. curl's failures as Post's; an exception `body` or
+  // `sink` throws aborts the transfer and is rethrown as it is. The handle
+  // is left as Post expects it, so one SignedHttp may do both.
+  Reply Send(const Request& request, const std::string& what);
 
  private:
   struct Impl;
