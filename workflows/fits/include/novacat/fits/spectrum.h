@@ -1,0 +1,152 @@
+// A downloaded spectrum's FITS file, checked before it is catalogued: is it a
+// FITS file, complete, with a readable header and matching checksums, does it
+// hold a 1-D spectrum (and where: the profile), and is that spectrum usable
+// (enough points, finite flux, wavelengths increasing and plausible).
+//
+// The step that validates a download calls CheckSpectrum once per file and
+// persists what it returns: a valid spectrum's SpectrumCheck::ToJson as its
+// validation details and ProfileSelection::ToJson as its profile_selection;
+// an invalid one is quarantined with ReasonCode(problem) as its
+// quarantine_reason_code and the detail for people. Bad file content is a
+// result here, never an exception: only a file that cannot be opened at all
+// throws.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace novacat::fits {
+
+// Why a file is not a usable 1-D spectrum, in the order CheckSpectrum looks
+// for them (a file with several problems reports the first). ReasonCode
+// gives the persisted quarantine_reason_code.
+enum class SpectrumProblem {
+  // "NOT_FITS": not a FITS file at all: empty, or its first bytes are not a
+  // SIMPLE card ("SIMPLE  =").
+  kNotFits,
+  // "TRUNCATED": ends before the data its headers declare (padding to the
+  // 2880-byte block included, as the FITS standard requires), or inside a
+  // header.
+  kTruncated,
+  // "CORRUPT_HEADER": a header cfitsio cannot parse, a mandatory keyword
+  // (BITPIX, NAXIS, NAXISn, XTENSION, TFIELDS, TFORMn, ...) missing or
+  // invalid, or a WCS keyword of the chosen spectrum that is not a number.
+  kCorruptHeader,
+  // "FITS_CHECKSUM_MISMATCH": an HDU's DATASUM or CHECKSUM is present and
+  // does not match its content (fits_verify_chksum).
+  kChecksumMismatch,
+  // "NO_SPECTRUM": no HDU is a 1-D image with a linear wavelength WCS or a
+  // binary table with wavelength and flux columns.
+  kNoSpectrum,
+  // "NON_FINITE_FLUX": a flux value is NaN, infinite or undefined (BLANK,
+  // TNULLn).
+  kNonFiniteFlux,
+  // "NON_MONOTONIC_WAVELENGTH": the wavelengths are not strictly increasing.
+  kNonMonotonicWavelength,
+  // "IMPLAUSIBLE_WAVELENGTH": a wavelength is not finite or lies outside
+  // [kMinWavelengthAngstrom, kMaxWavelengthAngstrom] after unit conversion
+  // (Angstrom, nm, um, m), or the unit is none of those.
+  kImplausibleWavelength,
+  // "TOO_FEW_POINTS": fewer than kMinSpectrumPoints points.
+  kTooFewPoints,
+};
+
+// The persisted quarantine_reason_code: "NOT_FITS", "TRUNCATED",
+// "CORRUPT_HEADER", "FITS_CHECKSUM_MISMATCH", "NO_SPECTRUM",
+// "NON_FINITE_FLUX", "NON_MONOTONIC_WAVELENGTH", "IMPLAUSIBLE_WAVELENGTH",
+// "TOO_FEW_POINTS". Fixed forever: stored records name them.
+const char* ReasonCode(SpectrumProblem problem);
+
+inline constexpr int64_t kMinSpectrumPoints = 10;
+// The plausible wavelength range, in Angstrom: far UV to far IR.
+inline constexpr double kMinWavelengthAngstrom = 100;
+inline constexpr double kMaxWavelengthAngstrom = 1e6;
+
+// How the spectrum was found, so the choice can be replayed (persisted as
+// profile_selection).
+struct ProfileSelection {
+  // "IMAGE_1D_WCS" or "BINTABLE_COLUMNS".
+  std::string profile;
+  // What chose it. IMAGE_1D_WCS: {"hdu": 1, "NAXIS": 1, "CTYPE1": "WAVE",
+  // "CUNIT1": "Angstrom", "dispersion": "CDELT1" | "CD1_1", "unit":
+  // "Angstrom"} (CTYPE1 and CUNIT1 only when the header has them, as
+  // written). BINTABLE_COLUMNS: {"hdu": 2, "layout": "ROWS" | "ARRAY_ROW",
+  // "wavelength_column": "WAVE", "flux_column": "FLUX", "unit": "nm"}
+  // (column names as written; ROWS: one point per row; ARRAY_ROW: a single
+  // row holding both arrays, the ESO SDP layout). hdu is cfitsio's 1-based
+  // number (1: the primary HDU); unit is the wavelength unit understood:
+  // "Angstrom", "nm", "um" or "m" (absent when it is none of them).
+  nlohmann::json hints;
+  // 64 lower-case hex digits: SHA-256 of the chosen HDU's header, each
+  // keyword as "NAME=value\n" in header order (the value as written in the
+  // card, trailing blanks removed), without CHECKSUM, DATASUM, DATE*,
+  // COMMENT, HISTORY and blank-named cards, which change when a product is
+  // re-packaged or re-downloaded while its content does not.
+  std::string header_signature;
+
+  // {"profile": .., "hints": .., "header_signature": ..}
+  nlohmann::json ToJson() const;
+};
+
+struct SpectrumCheck {
+  // Absent: a valid spectrum.
+  std::optional<SpectrumProblem> problem;
+  // For people, e.g. "flux[17] is NaN"; empty for a valid spectrum.
+  std::string detail;
+  // Whenever the headers could be read and a profile chosen (also when the
+  // spectrum then fails a check, checksums included).
+  std::optional<ProfileSelection> profile;
+  // The CHECKSUM keyword's value (as written, without quotes) of the chosen
+  // HDU, or of the primary HDU when none was chosen; absent when that HDU
+  // has none.
+  std::optional<std::string> fits_checksum;
+  // Some HDU has DATASUM and/or CHECKSUM and every one present verified.
+  bool checksum_verified = false;
+  // The spectrum's point count once a profile is chosen, and its wavelength
+  // range in Angstrom once the wavelengths are read (0 before).
+  int64_t points = 0;
+  double wavelength_min_angstrom = 0;
+  double wavelength_max_angstrom = 0;
+
+  bool valid() const { return !problem.has_value(); }
+  // The validation details: {"reason_code"?, "detail"?, "points",
+  // "wavelength_min_angstrom", "wavelength_max_angstrom", "fits_checksum"?,
+  // "checksum_verified"} (members marked ? only when set; keys in
+  // nlohmann::json's sorted order, so the text is stable). The profile is
+  // not repeated here: ProfileSelection::ToJson is persisted beside it.
+  nlohmann::json ToJson() const;
+};
+
+// Reads `file` with cfitsio (no extended file name syntax: brackets in a
+// name are literal) and checks it, in this order:
+//   1. NOT_FITS: empty, or not starting with "SIMPLE  =".
+//   2. Every HDU in turn: TRUNCATED when the file ends before the HDU's
+//      padded data end or inside its header; CORRUPT_HEADER when cfitsio
+//      cannot open or move to it.
+//   3. The profile: the first HDU, in file order, that is (a) an image with
+//      NAXIS = 1, NAXIS1 > 0 and a linear wavelength WCS (CRVAL1; CDELT1,
+//      else CD1_1; CRPIX1, default 1; CUNIT1, default Angstrom; CTYPE1
+//      WAVE, LAMBDA, AWAV or absent) or (b) a binary table with a
+//      wavelength column (WAVE, WAVELENGTH, LAMBDA; case-insensitive, first
+//      alias found) and a flux column (FLUX, FLUX_REDUCED), numeric, either
+//      one value per row or a single row holding arrays of equal length;
+//      the table's wavelength unit is the column's TUNITn, default
+//      Angstrom.
+//   4. FITS_CHECKSUM_MISMATCH: fits_verify_chksum on every HDU that has
+//      DATASUM or CHECKSUM.
+//   5. NO_SPECTRUM when step 3 found nothing; the detail says why each HDU
+//      was passed over.
+//   6. TOO_FEW_POINTS, NON_FINITE_FLUX (the first bad index),
+//      IMPLAUSIBLE_WAVELENGTH for a unit that is not a wavelength unit or
+//      a non-finite wavelength,
+//      NON_MONOTONIC_WAVELENGTH (the first index not above its
+//      predecessor), IMPLAUSIBLE_WAVELENGTH for the range.
+// Never throws for bad file content (that is the result's problem); throws
+// std::runtime_error only when the file cannot be opened at all (absent,
+// unreadable, a directory).
+SpectrumCheck CheckSpectrum(const std::filesystem::path& file);
+
+}  // namespace novacat::fits

@@ -1,0 +1,379 @@
+// CheckSpectrum on every SpectrumFixture (written into a temporary folder),
+// on files cut or garbled by hand, and on the committed fixtures/spectra.
+#include "novacat/fits/spectrum.h"
+
+#include <fitsio.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "novacat/fits/fixtures.h"
+
+namespace novacat::fits {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SpectrumTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("novacat_fits_" + std::string(info->name()) + "_" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path Write(SpectrumFixture kind, const std::string& name = "f.fits") {
+    fs::path file = dir_ / name;
+    WriteSpectrumFixture(file, kind);
+    return file;
+  }
+  SpectrumCheck Check(SpectrumFixture kind) {
+    return CheckSpectrum(Write(kind));
+  }
+
+  fs::path dir_;
+};
+
+void ExpectProblem(const SpectrumCheck& check, SpectrumProblem problem,
+                   const std::string& detail) {
+  ASSERT_TRUE(check.problem.has_value()) << "valid, expected " << detail;
+  EXPECT_STREQ(ReasonCode(*check.problem), ReasonCode(problem));
+  EXPECT_EQ(check.detail, detail);
+  EXPECT_FALSE(check.valid());
+}
+
+bool IsLowerHex64(const std::string& text) {
+  if (text.size() != 64) return false;
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+TEST(ReasonCodeTest, EveryProblemHasItsPersistedCode) {
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kNotFits), "NOT_FITS");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kTruncated), "TRUNCATED");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kCorruptHeader), "CORRUPT_HEADER");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kChecksumMismatch),
+               "FITS_CHECKSUM_MISMATCH");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kNoSpectrum), "NO_SPECTRUM");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kNonFiniteFlux), "NON_FINITE_FLUX");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kNonMonotonicWavelength),
+               "NON_MONOTONIC_WAVELENGTH");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kImplausibleWavelength),
+               "IMPLAUSIBLE_WAVELENGTH");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kTooFewPoints), "TOO_FEW_POINTS");
+}
+
+TEST_F(SpectrumTest, ValidImageWcs) {
+  SpectrumCheck check = Check(SpectrumFixture::kValidImageWcs);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.detail, "");
+  EXPECT_EQ(check.points, 201);
+  EXPECT_EQ(check.wavelength_min_angstrom, 3800);
+  EXPECT_EQ(check.wavelength_max_angstrom, 7000);
+  EXPECT_TRUE(check.checksum_verified);
+  ASSERT_TRUE(check.fits_checksum.has_value());
+  EXPECT_EQ(check.fits_checksum->size(), 16u);
+  ASSERT_TRUE(check.profile.has_value());
+  EXPECT_EQ(check.profile->profile, "IMAGE_1D_WCS");
+  EXPECT_EQ(check.profile->hints, nlohmann::json({{"hdu", 1},
+                                                  {"NAXIS", 1},
+                                                  {"CTYPE1", "WAVE"},
+                                                  {"CUNIT1", "Angstrom"},
+                                                  {"dispersion", "CDELT1"},
+                                                  {"unit", "Angstrom"}}));
+  EXPECT_TRUE(IsLowerHex64(check.profile->header_signature))
+      << check.profile->header_signature;
+  EXPECT_EQ(check.ToJson(),
+            nlohmann::json({{"points", 201},
+                            {"wavelength_min_angstrom", 3800.0},
+                            {"wavelength_max_angstrom", 7000.0},
+                            {"fits_checksum", *check.fits_checksum},
+                            {"checksum_verified", true}}));
+  EXPECT_EQ(
+      check.profile->ToJson(),
+      nlohmann::json({{"profile", "IMAGE_1D_WCS"},
+                      {"hints", check.profile->hints},
+                      {"header_signature", check.profile->header_signature}}));
+}
+
+TEST_F(SpectrumTest, ValidTableInTheEsoLayoutConvertsNanometres) {
+  SpectrumCheck check = Check(SpectrumFixture::kValidTable);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.points, 201);
+  EXPECT_EQ(check.wavelength_min_angstrom, 3800);
+  EXPECT_EQ(check.wavelength_max_angstrom, 7000);
+  EXPECT_TRUE(check.checksum_verified);
+  ASSERT_TRUE(check.fits_checksum.has_value());
+  ASSERT_TRUE(check.profile.has_value());
+  EXPECT_EQ(check.profile->profile, "BINTABLE_COLUMNS");
+  EXPECT_EQ(check.profile->hints, nlohmann::json({{"hdu", 2},
+                                                  {"layout", "ARRAY_ROW"},
+                                                  {"wavelength_column", "WAVE"},
+                                                  {"flux_column", "FLUX"},
+                                                  {"unit", "nm"}}));
+  EXPECT_TRUE(IsLowerHex64(check.profile->header_signature));
+}
+
+TEST_F(SpectrumTest, ValidTableWithOnePointPerRowAndLowerCaseNames) {
+  SpectrumCheck check = Check(SpectrumFixture::kValidTableRows);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.points, 201);
+  EXPECT_EQ(check.wavelength_min_angstrom, 3800);
+  EXPECT_EQ(check.wavelength_max_angstrom, 7000);
+  EXPECT_FALSE(check.checksum_verified);  // it has none
+  EXPECT_FALSE(check.fits_checksum.has_value());
+  ASSERT_TRUE(check.profile.has_value());
+  EXPECT_EQ(check.profile->hints,
+            nlohmann::json({{"hdu", 2},
+                            {"layout", "ROWS"},
+                            {"wavelength_column", "wavelength"},
+                            {"flux_column", "flux"},
+                            {"unit", "Angstrom"}}));
+  EXPECT_EQ(check.ToJson(), nlohmann::json({{"points", 201},
+                                            {"wavelength_min_angstrom", 3800.0},
+                                            {"wavelength_max_angstrom", 7000.0},
+                                            {"checksum_verified", false}}));
+}
+
+TEST_F(SpectrumTest, HeaderSignatureIsStableAcrossWritesAndTellsHeadersApart) {
+  SpectrumCheck first =
+      CheckSpectrum(Write(SpectrumFixture::kValidImageWcs, "a.fits"));
+  SpectrumCheck second =
+      CheckSpectrum(Write(SpectrumFixture::kValidImageWcs, "b.fits"));
+  SpectrumCheck nan = CheckSpectrum(Write(SpectrumFixture::kNanFlux, "c.fits"));
+  SpectrumCheck fewer =
+      CheckSpectrum(Write(SpectrumFixture::kTooFewPoints, "d.fits"));
+  SpectrumCheck table =
+      CheckSpectrum(Write(SpectrumFixture::kValidTable, "e.fits"));
+  ASSERT_TRUE(first.profile && second.profile && nan.profile && fewer.profile &&
+              table.profile);
+  EXPECT_EQ(first.profile->header_signature, second.profile->header_signature);
+  EXPECT_EQ(first.fits_checksum, second.fits_checksum);
+  // Same keywords and values; only the data differ.
+  EXPECT_EQ(first.profile->header_signature, nan.profile->header_signature);
+  // NAXIS1 5 instead of 201; a table's header.
+  EXPECT_NE(first.profile->header_signature, fewer.profile->header_signature);
+  EXPECT_NE(first.profile->header_signature, table.profile->header_signature);
+}
+
+TEST_F(SpectrumTest, HeaderSignatureIgnoresChecksumsDatesCommentsAndHistory) {
+  fs::path file = Write(SpectrumFixture::kValidTableRows);
+  std::string before = CheckSpectrum(file).profile->header_signature;
+  // What re-packaging adds to the table's header.
+  int status = 0;
+  fitsfile* raw = nullptr;
+  fits_open_diskfile(&raw, file.c_str(), READWRITE, &status);
+  fits_movabs_hdu(raw, 2, nullptr, &status);
+  fits_write_date(raw, &status);
+  fits_write_key_str(raw, "DATE-OBS", "1975-08-30", "observed", &status);
+  fits_write_history(raw, "reprocessed", &status);
+  fits_write_comment(raw, "a comment", &status);
+  fits_write_chksum(raw, &status);
+  fits_close_file(raw, &status);
+  ASSERT_EQ(status, 0);
+  SpectrumCheck after = CheckSpectrum(file);
+  ASSERT_TRUE(after.valid()) << after.detail;
+  EXPECT_TRUE(after.checksum_verified);
+  EXPECT_EQ(after.profile->header_signature, before);
+
+  // A keyword that is the product's own changes it.
+  fits_open_diskfile(&raw, file.c_str(), READWRITE, &status);
+  fits_movabs_hdu(raw, 2, nullptr, &status);
+  fits_write_key_str(raw, "OBJECT", "V1500 Cyg", "target", &status);
+  fits_close_file(raw, &status);
+  ASSERT_EQ(status, 0);
+  EXPECT_NE(CheckSpectrum(file).profile->header_signature, before);
+}
+
+TEST_F(SpectrumTest, Truncated) {
+  ExpectProblem(Check(SpectrumFixture::kTruncated), SpectrumProblem::kTruncated,
+                "the file has 2980 bytes but HDU 1's data ends at byte 5760");
+}
+
+TEST_F(SpectrumTest, TruncatedByHandAnywhere) {
+  fs::path file = Write(SpectrumFixture::kValidImageWcs);
+  ASSERT_EQ(fs::file_size(file), 5760u);
+  fs::resize_file(file, 5759);  // one byte of padding missing
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kTruncated,
+                "the file has 5759 bytes but HDU 1's data ends at byte 5760");
+  fs::resize_file(file, 2880);  // the header alone
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kTruncated,
+                "the file has 2880 bytes but HDU 1's data ends at byte 5760");
+  fs::resize_file(file, 1000);  // inside the primary header
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kTruncated,
+                "the file (1000 bytes) ends inside the header of HDU 1");
+
+  fs::path table = Write(SpectrumFixture::kValidTable, "t.fits");
+  ASSERT_EQ(fs::file_size(table), 3 * 2880u);
+  fs::resize_file(table, 2880 + 1000);  // inside the extension's header
+  ExpectProblem(CheckSpectrum(table), SpectrumProblem::kTruncated,
+                "the file (3880 bytes) ends inside the header of HDU 2");
+  WriteSpectrumFixture(table, SpectrumFixture::kValidTable);
+  fs::resize_file(table, 2 * 2880 + 10);  // inside the table's data
+  ExpectProblem(CheckSpectrum(table), SpectrumProblem::kTruncated,
+                "the file has 5770 bytes but HDU 2's data ends at byte 8640");
+}
+
+TEST_F(SpectrumTest, CorruptHeader) {
+  SpectrumCheck check = Check(SpectrumFixture::kCorruptHeader);
+  ExpectProblem(check, SpectrumProblem::kCorruptHeader,
+                "HDU 1: cfitsio status 213 (illegal NAXISn keyword value)");
+  EXPECT_FALSE(check.profile.has_value());
+}
+
+TEST_F(SpectrumTest, NanFlux) {
+  SpectrumCheck check = Check(SpectrumFixture::kNanFlux);
+  ExpectProblem(check, SpectrumProblem::kNonFiniteFlux, "flux[17] is NaN");
+  // The rest was learned before the flux was read.
+  ASSERT_TRUE(check.profile.has_value());
+  EXPECT_EQ(check.profile->profile, "IMAGE_1D_WCS");
+  EXPECT_EQ(check.points, 201);
+  EXPECT_TRUE(check.checksum_verified);
+  EXPECT_EQ(check.ToJson()["reason_code"], "NON_FINITE_FLUX");
+  EXPECT_EQ(check.ToJson()["detail"], "flux[17] is NaN");
+}
+
+TEST_F(SpectrumTest, WrongDatasum) {
+  SpectrumCheck check = Check(SpectrumFixture::kWrongDatasum);
+  ExpectProblem(check, SpectrumProblem::kChecksumMismatch,
+                "HDU 1: DATASUM does not match the data");
+  EXPECT_FALSE(check.checksum_verified);
+  // The header is readable, so the profile is there to replay.
+  ASSERT_TRUE(check.profile.has_value());
+  EXPECT_EQ(check.profile->profile, "IMAGE_1D_WCS");
+}
+
+TEST_F(SpectrumTest, ADataByteChangedBreaksBothChecksums) {
+  fs::path file = Write(SpectrumFixture::kValidImageWcs);
+  {
+    std::fstream out(file, std::ios::in | std::ios::out | std::ios::binary);
+    out.seekp(2880 + 40);
+    out.put('\x7f');
+  }
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kChecksumMismatch,
+                "HDU 1: DATASUM does not match the data");
+}
+
+TEST_F(SpectrumTest, AHeaderByteChangedBreaksTheChecksum) {
+  fs::path file = Write(SpectrumFixture::kValidImageWcs);
+  {
+    std::fstream out(file, std::ios::in | std::ios::out | std::ios::binary);
+    out.seekp(2880 - 1);  // the header's last padding blank
+    out.put('x');
+  }
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kChecksumMismatch,
+                "HDU 1: CHECKSUM does not match the HDU");
+}
+
+TEST_F(SpectrumTest, DescendingWavelength) {
+  ExpectProblem(Check(SpectrumFixture::kDescendingWavelength),
+                SpectrumProblem::kNonMonotonicWavelength,
+                "wavelength[1] = 6984 Angstrom is not greater than "
+                "wavelength[0] = 7000 Angstrom");
+}
+
+TEST_F(SpectrumTest, NotFits) {
+  ExpectProblem(Check(SpectrumFixture::kNotFits), SpectrumProblem::kNotFits,
+                "the file does not start with a SIMPLE card");
+  fs::path empty = dir_ / "empty.fits";
+  std::ofstream(empty).close();
+  ExpectProblem(CheckSpectrum(empty), SpectrumProblem::kNotFits,
+                "the file is empty");
+  fs::path text = dir_ / "text.fits";
+  std::ofstream(text) << "<html>503 Service Unavailable</html>\n";
+  SpectrumCheck check = CheckSpectrum(text);
+  ExpectProblem(check, SpectrumProblem::kNotFits,
+                "the file does not start with a SIMPLE card");
+  EXPECT_FALSE(check.profile.has_value());
+  EXPECT_EQ(
+      check.ToJson(),
+      nlohmann::json({{"reason_code", "NOT_FITS"},
+                      {"detail", "the file does not start with a SIMPLE card"},
+                      {"points", 0},
+                      {"wavelength_min_angstrom", 0.0},
+                      {"wavelength_max_angstrom", 0.0},
+                      {"checksum_verified", false}}));
+}
+
+TEST_F(SpectrumTest, TooFewPoints) {
+  SpectrumCheck check = Check(SpectrumFixture::kTooFewPoints);
+  ExpectProblem(check, SpectrumProblem::kTooFewPoints,
+                "5 points (at least 10 needed)");
+  EXPECT_EQ(check.points, 5);
+}
+
+TEST_F(SpectrumTest, ImplausibleWavelength) {
+  SpectrumCheck check = Check(SpectrumFixture::kImplausibleWavelength);
+  ExpectProblem(check, SpectrumProblem::kImplausibleWavelength,
+                "wavelengths 3.8e+13 to 7e+13 Angstrom are outside [100, "
+                "1e+06] Angstrom");
+  EXPECT_EQ(check.wavelength_min_angstrom, 3.8e13);
+  EXPECT_EQ(check.wavelength_max_angstrom, 7e13);
+  EXPECT_EQ(check.profile->hints["unit"], "m");
+}
+
+TEST_F(SpectrumTest, NoSpectrumSaysWhyEachHduWasPassedOver) {
+  SpectrumCheck check = Check(SpectrumFixture::kNoSpectrum);
+  ExpectProblem(check, SpectrumProblem::kNoSpectrum,
+                "no 1-D image with a wavelength WCS and no binary table with "
+                "wavelength and flux columns: HDU 1: an image with NAXIS = 2; "
+                "HDU 2: a binary table without a flux column (FLUX, "
+                "FLUX_REDUCED)");
+  EXPECT_FALSE(check.profile.has_value());
+}
+
+TEST_F(SpectrumTest, AFileThatCannotBeOpenedThrows) {
+  EXPECT_THROW(CheckSpectrum(dir_ / "absent.fits"), std::runtime_error);
+  EXPECT_THROW(CheckSpectrum(dir_), std::runtime_error);
+}
+
+TEST_F(SpectrumTest, BracketsInAFileNameAreLiteral) {
+  // cfitsio's extended syntax would read "x.fits[1]" as HDU 1 of x.fits.
+  SpectrumCheck check =
+      CheckSpectrum(Write(SpectrumFixture::kValidImageWcs, "x.fits[1]"));
+  EXPECT_TRUE(check.valid()) << check.detail;
+}
+
+// The committed files (novacat_write_fits_fixtures fixtures) are what the
+// writer writes today.
+TEST(CommittedSpectraTest, EachGivesItsResult) {
+  EXPECT_TRUE(CheckSpectrum("fixtures/spectra/valid_image_wcs.fits").valid());
+  EXPECT_TRUE(CheckSpectrum("fixtures/spectra/valid_table.fits").valid());
+  EXPECT_EQ(CheckSpectrum("fixtures/spectra/nan_flux.fits").problem,
+            SpectrumProblem::kNonFiniteFlux);
+  EXPECT_EQ(CheckSpectrum("fixtures/spectra/wrong_datasum.fits").problem,
+            SpectrumProblem::kChecksumMismatch);
+}
+
+TEST(CommittedSpectraTest, TheWriterIsDeterministic) {
+  const std::pair<const char*, SpectrumFixture> files[] = {
+      {"valid_image_wcs.fits", SpectrumFixture::kValidImageWcs},
+      {"valid_table.fits", SpectrumFixture::kValidTable},
+      {"nan_flux.fits", SpectrumFixture::kNanFlux},
+      {"wrong_datasum.fits", SpectrumFixture::kWrongDatasum},
+  };
+  fs::path dir = fs::temp_directory_path() /
+                 ("novacat_fits_writer_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto read = [](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (const auto& [name, kind] : files) {
+    WriteSpectrumFixture(dir / name, kind);
+    EXPECT_EQ(read(dir / name), read(fs::path("fixtures/spectra") / name))
+        << name << ": rerun novacat_write_fits_fixtures fixtures";
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace novacat::fits

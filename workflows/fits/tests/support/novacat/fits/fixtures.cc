@@ -1,0 +1,336 @@
+#include "novacat/fits/fixtures.h"
+
+#include <fitsio.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace novacat::fits {
+
+namespace {
+
+void Check(int status, const std::string& what) {
+  if (status == 0) return;
+  char text[FLEN_STATUS] = {};
+  fits_get_errstatus(status, text);
+  fits_clear_errmsg();
+  throw std::runtime_error("fixtures: " + what + ": cfitsio status " +
+                           std::to_string(status) + " (" + text + ")");
+}
+
+// An open cfitsio file, closed (and checked) by Close or, on an exception,
+// by the destructor.
+class Fits {
+ public:
+  static Fits Create(const std::filesystem::path& path) {
+    std::filesystem::remove(path);
+    Fits out(path);
+    int status = 0;
+    fits_create_diskfile(&out.file_, path.c_str(), &status);
+    Check(status, "create " + path.string());
+    return out;
+  }
+  static Fits Open(const std::filesystem::path& path) {
+    Fits out(path);
+    int status = 0;
+    fits_open_diskfile(&out.file_, path.c_str(), READWRITE, &status);
+    Check(status, "open " + path.string());
+    return out;
+  }
+  Fits(Fits&& other) noexcept : path_(other.path_), file_(other.file_) {
+    other.file_ = nullptr;
+  }
+  ~Fits() {
+    if (file_) {
+      int status = 0;
+      fits_close_file(file_, &status);
+    }
+  }
+  void Close() {
+    int status = 0;
+    fits_close_file(file_, &status);
+    file_ = nullptr;
+    Check(status, "close " + path_.string());
+  }
+  fitsfile* get() const { return file_; }
+
+ private:
+  explicit Fits(std::filesystem::path path) : path_(std::move(path)) {}
+  std::filesystem::path path_;
+  fitsfile* file_ = nullptr;
+};
+
+// Recomputes the current HDU's CHECKSUM for its content as it now is (as
+// fits_write_chksum does, but keeping the comments).
+void Reseal(fitsfile* file) {
+  int status = 0;
+  fits_modify_key_str(file, "CHECKSUM", "0000000000000000", "&", &status);
+  unsigned long datasum = 0, hdusum = 0;
+  fits_get_chksum(file, &datasum, &hdusum, &status);
+  char ascii[17] = {};
+  fits_encode_chksum(hdusum, 1, ascii);
+  fits_modify_key_str(file, "CHECKSUM", ascii, "&", &status);
+  Check(status, "CHECKSUM");
+}
+
+// DATASUM and CHECKSUM on the current HDU, with comments that carry no
+// time (fits_write_chksum's say when they were written).
+void WriteChecksums(fitsfile* file) {
+  int status = 0;
+  fits_write_chksum(file, &status);
+  fits_modify_comment(file, "DATASUM", "data unit checksum", &status);
+  fits_modify_comment(file, "CHECKSUM", "HDU checksum", &status);
+  Check(status, "checksums");
+  Reseal(file);
+}
+
+void Key(fitsfile* file, const char* name, const char* value,
+         const char* comment) {
+  int status = 0;
+  fits_write_key_str(file, name, value, comment, &status);
+  Check(status, name);
+}
+
+void Key(fitsfile* file, const char* name, double value, const char* comment) {
+  int status = 0;
+  fits_write_key_dbl(file, name, value, -15, comment, &status);
+  Check(status, name);
+}
+
+// A smooth continuum with an H-alpha emission line, in erg/cm2/s/Angstrom.
+float Flux(double angstrom) {
+  double continuum = 1e-13 * (1.5 - 0.5 * (angstrom - 3800) / 3200);
+  double line = 4e-13 * std::exp(-0.5 * std::pow((angstrom - 6563) / 20, 2));
+  return static_cast<float>(continuum + line);
+}
+
+struct Image {
+  long points = 201;
+  const char* cunit = "Angstrom";
+  int nan_at = -1;
+};
+
+// A 1-D primary image, CRVAL1 3800, CDELT1 16, with checksums.
+void WriteImage(const std::filesystem::path& path, const Image& spec) {
+  Fits fits = Fits::Create(path);
+  fitsfile* file = fits.get();
+  int status = 0;
+  long naxes[1] = {spec.points};
+  fits_create_img(file, FLOAT_IMG, 1, naxes, &status);
+  Check(status, "image");
+  Key(file, "OBJECT", "V1500 Cyg", "target");
+  Key(file, "BUNIT", "erg/cm2/s/Angstrom", "flux unit");
+  Key(file, "CTYPE1", "WAVE", "wavelength axis");
+  Key(file, "CUNIT1", spec.cunit, "wavelength unit");
+  Key(file, "CRVAL1", 3800.0, "wavelength at CRPIX1");
+  Key(file, "CDELT1", 16.0, "wavelength step");
+  Key(file, "CRPIX1", 1.0, "reference pixel");
+  std::vector<float> flux(spec.points);
+  for (long i = 0; i < spec.points; ++i) flux[i] = Flux(3800 + 16.0 * i);
+  if (spec.nan_at >= 0)
+    flux[spec.nan_at] = std::numeric_limits<float>::quiet_NaN();
+  fits_write_img(file, TFLOAT, 1, spec.points, flux.data(), &status);
+  Check(status, "pixels");
+  WriteChecksums(file);
+  fits.Close();
+}
+
+// An empty primary HDU (with checksums when `checksums`).
+void WriteEmptyPrimary(fitsfile* file, bool checksums) {
+  int status = 0;
+  fits_create_img(file, BYTE_IMG, 0, nullptr, &status);
+  Check(status, "primary");
+  Key(file, "OBJECT", "V1500 Cyg", "target");
+  if (checksums) WriteChecksums(file);
+}
+
+void WriteArrayRowTable(const std::filesystem::path& path) {
+  Fits fits = Fits::Create(path);
+  fitsfile* file = fits.get();
+  WriteEmptyPrimary(file, true);
+  const long n = 201;
+  char* names[] = {const_cast<char*>("WAVE"), const_cast<char*>("FLUX")};
+  char* forms[] = {const_cast<char*>("201D"), const_cast<char*>("201E")};
+  char* units[] = {const_cast<char*>("nm"),
+                   const_cast<char*>("erg/cm2/s/Angstrom")};
+  int status = 0;
+  fits_create_tbl(file, BINARY_TBL, 1, 2, names, forms, units, "SPECTRUM",
+                  &status);
+  Check(status, "table");
+  std::vector<double> wave(n);
+  std::vector<float> flux(n);
+  for (long i = 0; i < n; ++i) {
+    wave[i] = (3800 + 16.0 * i) / 10;
+    flux[i] = Flux(3800 + 16.0 * i);
+  }
+  fits_write_col(file, TDOUBLE, 1, 1, 1, n, wave.data(), &status);
+  fits_write_col(file, TFLOAT, 2, 1, 1, n, flux.data(), &status);
+  Check(status, "columns");
+  WriteChecksums(file);
+  fits.Close();
+}
+
+// One point per row, wavelengths ascending (or descending), no checksums.
+void WriteRowsTable(const std::filesystem::path& path, bool descending) {
+  Fits fits = Fits::Create(path);
+  fitsfile* file = fits.get();
+  WriteEmptyPrimary(file, false);
+  const long n = 201;
+  char* names[] = {const_cast<char*>("wavelength"), const_cast<char*>("flux")};
+  char* forms[] = {const_cast<char*>("1D"), const_cast<char*>("1E")};
+  char* units[] = {const_cast<char*>("Angstrom"),
+                   const_cast<char*>("erg/cm2/s/Angstrom")};
+  int status = 0;
+  fits_create_tbl(file, BINARY_TBL, n, 2, names, forms, units, "SPECTRUM",
+                  &status);
+  Check(status, "table");
+  std::vector<double> wave(n);
+  std::vector<float> flux(n);
+  for (long i = 0; i < n; ++i) {
+    wave[i] = descending ? 7000 - 16.0 * i : 3800 + 16.0 * i;
+    flux[i] = Flux(wave[i]);
+  }
+  fits_write_col(file, TDOUBLE, 1, 1, 1, n, wave.data(), &status);
+  fits_write_col(file, TFLOAT, 2, 1, 1, n, flux.data(), &status);
+  Check(status, "columns");
+  fits.Close();
+}
+
+void WriteNoSpectrum(const std::filesystem::path& path) {
+  Fits fits = Fits::Create(path);
+  fitsfile* file = fits.get();
+  int status = 0;
+  long naxes[2] = {20, 10};
+  fits_create_img(file, FLOAT_IMG, 2, naxes, &status);
+  std::vector<float> pixels(200, 1.0f);
+  fits_write_img(file, TFLOAT, 1, 200, pixels.data(), &status);
+  Check(status, "image");
+  char* names[] = {const_cast<char*>("WAVE"), const_cast<char*>("SIGMA")};
+  char* forms[] = {const_cast<char*>("1D"), const_cast<char*>("1E")};
+  fits_create_tbl(file, BINARY_TBL, 10, 2, names, forms, nullptr, "ERRORS",
+                  &status);
+  std::vector<double> wave(10);
+  std::vector<float> sigma(10, 0.1f);
+  for (int i = 0; i < 10; ++i) wave[i] = 4000 + 100.0 * i;
+  fits_write_col(file, TDOUBLE, 1, 1, 1, 10, wave.data(), &status);
+  fits_write_col(file, TFLOAT, 2, 1, 1, 10, sigma.data(), &status);
+  Check(status, "table");
+  fits.Close();
+}
+
+// Replaces the value of `keyword`'s card in the primary header (columns 11
+// to 30) by `value`, right-justified, bypassing cfitsio's checks.
+void PatchPrimaryCard(const std::filesystem::path& path, const char* keyword,
+                      const std::string& value) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  std::string header(2880, '\0');
+  file.read(header.data(), 2880);
+  std::string prefix = std::string(keyword);
+  prefix.resize(8, ' ');
+  prefix += "= ";
+  for (size_t card = 0; card < 2880; card += 80) {
+    if (header.compare(card, 10, prefix) != 0) continue;
+    std::string field(20 - value.size(), ' ');
+    field += value;
+    file.seekp(static_cast<std::streamoff>(card + 10));
+    file.write(field.data(), 20);
+    if (!file) throw std::runtime_error("fixtures: patch " + path.string());
+    return;
+  }
+  throw std::runtime_error("fixtures: no " + std::string(keyword) + " card");
+}
+
+}  // namespace
+
+void WriteSpectrumFixture(const std::filesystem::path& file,
+                          SpectrumFixture kind) {
+  switch (kind) {
+    case SpectrumFixture::kValidImageWcs:
+      return WriteImage(file, Image{});
+    case SpectrumFixture::kValidTable:
+      return WriteArrayRowTable(file);
+    case SpectrumFixture::kTruncated:
+      WriteImage(file, Image{});
+      std::filesystem::resize_file(file, 2980);
+      return;
+    case SpectrumFixture::kCorruptHeader:
+      WriteImage(file, Image{});
+      return PatchPrimaryCard(file, "NAXIS1", "abc");
+    case SpectrumFixture::kNanFlux:
+      return WriteImage(file, Image{.nan_at = 17});
+    case SpectrumFixture::kWrongDatasum: {
+      WriteImage(file, Image{});
+      Fits fits = Fits::Open(file);
+      int status = 0;
+      fits_modify_key_str(fits.get(), "DATASUM", "1234567890", "&", &status);
+      Check(status, "DATASUM");
+      Reseal(fits.get());
+      fits.Close();
+      return;
+    }
+    case SpectrumFixture::kDescendingWavelength:
+      return WriteRowsTable(file, true);
+    case SpectrumFixture::kNotFits: {
+      std::filesystem::remove(file);
+      std::ofstream out(file, std::ios::binary);
+      out << "wavelength,flux\n3800,1.5e-13\n3816,1.49e-13\n";
+      if (!out) throw std::runtime_error("fixtures: write " + file.string());
+      return;
+    }
+    case SpectrumFixture::kValidTableRows:
+      return WriteRowsTable(file, false);
+    case SpectrumFixture::kTooFewPoints:
+      return WriteImage(file, Image{.points = 5});
+    case SpectrumFixture::kImplausibleWavelength:
+      return WriteImage(file, Image{.cunit = "m"});
+    case SpectrumFixture::kNoSpectrum:
+      return WriteNoSpectrum(file);
+  }
+  throw std::runtime_error("fixtures: unknown SpectrumFixture");
+}
+
+void WritePhotometryFits(const std::filesystem::path& path,
+                         const std::vector<PhotometryRow>& rows) {
+  Fits fits = Fits::Create(path);
+  fitsfile* file = fits.get();
+  WriteEmptyPrimary(file, true);
+  char* names[] = {const_cast<char*>("MJD"), const_cast<char*>("MAG"),
+                   const_cast<char*>("MAG_ERR"), const_cast<char*>("BAND")};
+  char* forms[] = {const_cast<char*>("1D"), const_cast<char*>("1D"),
+                   const_cast<char*>("1D"), const_cast<char*>("8A")};
+  char* units[] = {const_cast<char*>("d"), const_cast<char*>("mag"),
+                   const_cast<char*>("mag"), const_cast<char*>("")};
+  int status = 0;
+  LONGLONG n = static_cast<LONGLONG>(rows.size());
+  fits_create_tbl(file, BINARY_TBL, n, 4, names, forms, units, "PHOTOMETRY",
+                  &status);
+  Check(status, "table");
+  for (LONGLONG r = 0; r < n; ++r) {
+    const PhotometryRow& row = rows[r];
+    double values[] = {row.time_mjd, row.magnitude, row.magnitude_error};
+    for (int c = 0; c < 3; ++c) {
+      fits_write_col(file, TDOUBLE, c + 1, r + 1, 1, 1, &values[c], &status);
+    }
+    char* band[] = {const_cast<char*>(row.band.c_str())};
+    fits_write_col_str(file, 4, r + 1, 1, 1, band, &status);
+  }
+  Check(status, "rows");
+  WriteChecksums(file);
+  fits.Close();
+}
+
+std::vector<PhotometryRow> V1500CygPhotometryRows() {
+  return {
+      {42654.25, 3.20, 0.05, "V"}, {42654.25, 3.55, 0.05, "B"},
+      {42655.0, 2.10, 0.04, "V"},  {42655.0, 2.40, 0.04, "B"},
+      {42655.75, 1.85, 0.03, "V"}, {42655.75, 2.15, 0.0, "B"},
+      {42656.5, 2.05, 0.03, "V"},  {42656.5, 2.35, 0.03, "B"},
+      {42658.25, 2.60, 0.04, "V"}, {42658.25, 2.95, 0.04, ""},
+      {42660.0, 3.10, 0.05, "V"},  {42660.0, 3.50, 0.05, "B"},
+  };
+}
+
+}  // namespace novacat::fits
