@@ -148,6 +148,14 @@ TEST_F(FolderObjectStoreTest, AFailedPutLeavesNothing) {
   EXPECT_EQ(thrown.kind, "terminal");
   EXPECT_THAT(thrown.message, StartsWith("put products/a/b: cannot make "));
   EXPECT_THAT(Files(), ElementsAre("products/a"));
+  // A key that is a folder: the rename fails, its temporary file goes.
+  store_.Put("dir/a.fits", Source(), "");
+  thrown = Catch([&] { store_.Put("dir", Source(), ""); });
+  EXPECT_EQ(thrown.kind, "terminal");
+  EXPECT_THAT(thrown.message,
+              StartsWith("put products/dir: cannot rename " +
+                         (root_.path() / "products").string() + "/.dir.tmp-"));
+  EXPECT_THAT(Files(), ElementsAre("products/a", "products/dir/a.fits"));
 }
 
 // --- S3ObjectStore against the scripted server ---
@@ -257,6 +265,10 @@ TEST_F(S3ObjectStoreTest, ErrorAnswers) {
       {Xml(400, S3Error("RequestTimeout", "Your socket connection timed out.")),
        "retryable", "S3 RequestTimeout: Your socket connection timed out."},
       {Xml(500, ""), "retryable", "S3 HTTP 500"},
+      // By its code whatever the status (S3 says 503; not every
+      // S3-compatible store does).
+      {Xml(400, S3Error("SlowDown", "Reduce your request rate.")), "retryable",
+       "S3 SlowDown: Reduce your request rate."},
       {Xml(403, S3Error("AccessDenied", "Access &amp; &lt;Denied&gt;")),
        "terminal", "S3 AccessDenied: Access & <Denied>"},
       {Xml(404, S3Error("NoSuchBucket", "The specified bucket does not exist")),
