@@ -61,7 +61,7 @@ struct Columns {
   bool jd = false;
 };
 
-// Finds the required columns in `names` (spectrum.h's aliases, in order);
+// Finds the required columns in `names` (photometry.h's aliases, in order);
 // throws Found kMissingColumns naming each absent one.
 Columns FindColumns(const std::vector<std::string>& names) {
   auto find = [&](std::initializer_list<const char*> aliases, bool* jd) {
@@ -354,10 +354,17 @@ PhotometryCheck CheckPhotometry(const std::filesystem::path& file) {
   if (!in) {
     throw std::runtime_error("CheckPhotometry: cannot open " + file.string());
   }
-  std::string content((std::istreambuf_iterator<char>(in)),
-                      std::istreambuf_iterator<char>());
+  // A FITS file is cfitsio's to read; only a CSV file is read whole.
+  char head[9] = {};
+  in.read(head, sizeof head);
+  std::string content(head, in.gcount());
+  bool fits = content == "SIMPLE  =";
+  if (!fits) {
+    content.append(std::istreambuf_iterator<char>(in),
+                   std::istreambuf_iterator<char>());
+  }
+  in.close();
   PhotometryCheck result;
-  bool fits = content.starts_with("SIMPLE  =");
   result.format = fits ? "FITS_BINTABLE" : "CSV";
   try {
     if (content.empty()) {

@@ -153,16 +153,23 @@ std::optional<std::string> ReadText(fitsfile* file, int hdu,
 }
 
 // A numeric keyword, nullopt when absent; CORRUPT_HEADER when it is not a
-// number.
+// number (cfitsio reads a quoted number, '4000', as the number).
 std::optional<double> ReadNumber(fitsfile* file, int hdu, const char* keyword) {
-  std::optional<std::string> text = ReadText(file, hdu, keyword);
-  if (!text) return std::nullopt;
   int status = 0;
+  char text[FLEN_VALUE] = {};
+  if (fits_read_keyword(file, keyword, text, nullptr, &status)) {
+    fits_clear_errmsg();
+    if (status == KEY_NO_EXIST) return std::nullopt;
+    throw Found{
+        SpectrumProblem::kCorruptHeader,
+        Hdu(hdu) + ": " + keyword + " cannot be read: " + StatusText(status)};
+  }
   double value = 0;
   if (fits_read_key(file, TDOUBLE, keyword, &value, nullptr, &status)) {
     fits_clear_errmsg();
-    throw Found{SpectrumProblem::kCorruptHeader,
-                Hdu(hdu) + ": " + keyword + " = " + *text + " is not a number"};
+    throw Found{
+        SpectrumProblem::kCorruptHeader,
+        Hdu(hdu) + ": " + keyword + " = " + Trim(text) + " is not a number"};
   }
   return value;
 }

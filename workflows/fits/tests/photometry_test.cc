@@ -208,7 +208,17 @@ TEST_F(PhotometryTest, Unreadable) {
   WriteSpectrumFixture(table, SpectrumFixture::kValidTable);
   EXPECT_EQ(CheckPhotometry(table).problem, PhotometryProblem::kMissingColumns);
 
+  // A header cfitsio cannot parse.
+  fs::path corrupt = dir_ / "corrupt.fits";
+  WriteSpectrumFixture(corrupt, SpectrumFixture::kCorruptHeader);
+  PhotometryCheck unparsed = CheckPhotometry(corrupt);
+  EXPECT_EQ(unparsed.problem, PhotometryProblem::kUnreadable);
+  EXPECT_EQ(unparsed.detail,
+            "cannot open: cfitsio status 213 (illegal NAXISn keyword value)");
+  EXPECT_EQ(unparsed.ToJson()["reason_code"], "UNREADABLE");
+
   EXPECT_THROW(CheckPhotometry(dir_ / "absent.csv"), std::runtime_error);
+  EXPECT_THROW(CheckPhotometry(dir_), std::runtime_error);
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "novacat/fits/fixtures.h"
@@ -340,6 +342,182 @@ TEST_F(SpectrumTest, BracketsInAFileNameAreLiteral) {
   SpectrumCheck check =
       CheckSpectrum(Write(SpectrumFixture::kValidImageWcs, "x.fits[1]"));
   EXPECT_TRUE(check.valid()) << check.detail;
+}
+
+// Files for the rarer paths, written here with cfitsio directly.
+class HandWrittenTest : public SpectrumTest {
+ protected:
+  fitsfile* Create(const std::string& name) {
+    file_ = dir_ / name;
+    fs::remove(file_);
+    fitsfile* raw = nullptr;
+    fits_create_diskfile(&raw, file_.c_str(), &status_);
+    return raw;
+  }
+  // A 1-D image of `n` pixels of `bitpix`, flux 1..n, with `keys` (name,
+  // value) as strings or numbers.
+  fitsfile* Image(int bitpix, long n, const nlohmann::json& keys) {
+    fitsfile* raw = Create("image.fits");
+    fits_create_img(raw, bitpix, 1, &n, &status_);
+    for (const auto& [name, value] : keys.items()) {
+      if (value.is_string()) {
+        fits_write_key_str(raw, name.c_str(), value.get<std::string>().c_str(),
+                           nullptr, &status_);
+      } else {
+        double number = value.get<double>();
+        fits_write_key_dbl(raw, name.c_str(), number, -15, nullptr, &status_);
+      }
+    }
+    std::vector<double> flux(n);
+    for (long i = 0; i < n; ++i) flux[i] = 1.0 + i;
+    fits_write_img(raw, TDOUBLE, 1, n, flux.data(), &status_);
+    return raw;
+  }
+  SpectrumCheck Close(fitsfile* raw) {
+    fits_close_file(raw, &status_);
+    EXPECT_EQ(status_, 0);
+    return CheckSpectrum(file_);
+  }
+
+  fs::path file_;
+  int status_ = 0;
+};
+
+TEST_F(HandWrittenTest, CdMatrixAndDefaultReferencePixelAndUnit) {
+  // No CTYPE1, CUNIT1 or CRPIX1: Angstrom, pixel 1 at CRVAL1.
+  SpectrumCheck check =
+      Close(Image(FLOAT_IMG, 11, {{"CRVAL1", 4000.0}, {"CD1_1", 2.5}}));
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.points, 11);
+  EXPECT_EQ(check.wavelength_min_angstrom, 4000);
+  EXPECT_EQ(check.wavelength_max_angstrom, 4025);
+  EXPECT_EQ(check.profile->hints, nlohmann::json({{"hdu", 1},
+                                                  {"NAXIS", 1},
+                                                  {"dispersion", "CD1_1"},
+                                                  {"unit", "Angstrom"}}));
+  // CRPIX1 5.5 moves the axis by 4.5 pixels; micrometres are converted.
+  check = Close(Image(FLOAT_IMG, 11,
+                      {{"CTYPE1", "AWAV"},
+                       {"CUNIT1", "um"},
+                       {"CRVAL1", 0.5},
+                       {"CDELT1", 0.0625},
+                       {"CRPIX1", 5.5}}));
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.wavelength_min_angstrom, (0.5 - 4.5 * 0.0625) * 1e4);
+  EXPECT_EQ(check.wavelength_max_angstrom, (0.5 + 5.5 * 0.0625) * 1e4);
+}
+
+TEST_F(HandWrittenTest, BlankPixelsAreUndefinedFlux) {
+  fitsfile* raw = Image(SHORT_IMG, 12, {{"CRVAL1", 4000.0}, {"CDELT1", 1.0}});
+  long long blank = -32768;
+  fits_write_key(raw, TLONGLONG, "BLANK", &blank, nullptr, &status_);
+  short value = -32768;
+  fits_write_img(raw, TSHORT, 4, 1, &value, &status_);
+  ExpectProblem(Close(raw), SpectrumProblem::kNonFiniteFlux,
+                "flux[3] is undefined (BLANK)");
+}
+
+TEST_F(HandWrittenTest, InfiniteFlux) {
+  fitsfile* raw = Image(DOUBLE_IMG, 12, {{"CRVAL1", 4000.0}, {"CDELT1", 1.0}});
+  double inf = std::numeric_limits<double>::infinity();
+  fits_write_img(raw, TDOUBLE, 12, 1, &inf, &status_);
+  ExpectProblem(Close(raw), SpectrumProblem::kNonFiniteFlux,
+                "flux[11] is infinite");
+}
+
+TEST_F(HandWrittenTest, AnAxisThatIsNotAWavelengthIsPassedOver) {
+  ExpectProblem(
+      Close(Image(FLOAT_IMG, 12,
+                  {{"CTYPE1", "FREQ"}, {"CRVAL1", 4000.0}, {"CDELT1", 1.0}})),
+      SpectrumProblem::kNoSpectrum,
+      "no 1-D image with a wavelength WCS and no binary table with "
+      "wavelength and flux columns: HDU 1: CTYPE1 'FREQ' is not a "
+      "linear wavelength axis (WAVE, LAMBDA, AWAV)");
+  ExpectProblem(Close(Image(FLOAT_IMG, 12, {{"CDELT1", 1.0}})),
+                SpectrumProblem::kNoSpectrum,
+                "no 1-D image with a wavelength WCS and no binary table with "
+                "wavelength and flux columns: HDU 1: a 1-D image without "
+                "CRVAL1");
+  SpectrumCheck check = Close(Image(
+      FLOAT_IMG, 12, {{"CUNIT1", "Hz"}, {"CRVAL1", 4000.0}, {"CDELT1", 1.0}}));
+  ExpectProblem(check, SpectrumProblem::kImplausibleWavelength,
+                "CUNIT1 'Hz' is not a wavelength unit (Angstrom, nm, um, m)");
+  EXPECT_FALSE(check.profile->hints.contains("unit"));
+}
+
+TEST_F(HandWrittenTest, AWcsKeywordThatIsNotANumberIsACorruptHeader) {
+  SpectrumCheck check =
+      Close(Image(FLOAT_IMG, 12, {{"CRVAL1", "abc"}, {"CDELT1", 1.0}}));
+  ExpectProblem(check, SpectrumProblem::kCorruptHeader,
+                "HDU 1: CRVAL1 = 'abc     ' is not a number");  // as written
+  // cfitsio reads a quoted number as the number, and so does CheckSpectrum.
+  check = Close(Image(FLOAT_IMG, 12, {{"CRVAL1", "4000"}, {"CDELT1", 1.0}}));
+  EXPECT_TRUE(check.valid()) << check.detail;
+}
+
+TEST_F(HandWrittenTest, VariableLengthArraysAndTheOtherColumnNames) {
+  fitsfile* raw = Create("table.fits");
+  fits_create_img(raw, BYTE_IMG, 0, nullptr, &status_);
+  char* names[] = {const_cast<char*>("FLUX"), const_cast<char*>("Lambda"),
+                   const_cast<char*>("FLUX_REDUCED")};
+  char* forms[] = {const_cast<char*>("1PA"), const_cast<char*>("1PD"),
+                   const_cast<char*>("1PE")};
+  fits_create_tbl(raw, BINARY_TBL, 1, 3, names, forms, nullptr, nullptr,
+                  &status_);
+  std::vector<double> wave(12), flux(12, 2.0);
+  for (int i = 0; i < 12; ++i) wave[i] = 5000 + i;
+  char* text[] = {const_cast<char*>("not flux")};
+  fits_write_col_str(raw, 1, 1, 1, 1, text, &status_);
+  fits_write_col(raw, TDOUBLE, 2, 1, 1, 12, wave.data(), &status_);
+  fits_write_col(raw, TDOUBLE, 3, 1, 1, 12, flux.data(), &status_);
+  // FLUX comes first by alias but is text: the table is passed over.
+  ExpectProblem(Close(raw), SpectrumProblem::kNoSpectrum,
+                "no 1-D image with a wavelength WCS and no binary table with "
+                "wavelength and flux columns: HDU 1: no data; HDU 2: column "
+                "FLUX is not numeric");
+
+  raw = Create("table2.fits");
+  fits_create_img(raw, BYTE_IMG, 0, nullptr, &status_);
+  fits_create_tbl(raw, BINARY_TBL, 1, 2, names + 1, forms + 1, nullptr, nullptr,
+                  &status_);
+  fits_write_col(raw, TDOUBLE, 1, 1, 1, 12, wave.data(), &status_);
+  fits_write_col(raw, TDOUBLE, 2, 1, 1, 12, flux.data(), &status_);
+  SpectrumCheck check = Close(raw);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.points, 12);
+  EXPECT_EQ(check.wavelength_max_angstrom, 5011);
+  EXPECT_EQ(check.profile->hints,
+            nlohmann::json({{"hdu", 2},
+                            {"layout", "ARRAY_ROW"},
+                            {"wavelength_column", "Lambda"},
+                            {"flux_column", "FLUX_REDUCED"},
+                            {"unit", "Angstrom"}}));
+}
+
+TEST_F(HandWrittenTest, TableNullsAndNanWavelengths) {
+  fitsfile* raw = Create("table.fits");
+  fits_create_img(raw, BYTE_IMG, 0, nullptr, &status_);
+  char* names[] = {const_cast<char*>("WAVE"), const_cast<char*>("FLUX")};
+  char* forms[] = {const_cast<char*>("1D"), const_cast<char*>("1J")};
+  fits_create_tbl(raw, BINARY_TBL, 12, 2, names, forms, nullptr, nullptr,
+                  &status_);
+  long long tnull = -1;
+  fits_write_key(raw, TLONGLONG, "TNULL2", &tnull, nullptr, &status_);
+  std::vector<double> wave(12);
+  std::vector<int> flux(12, 5);
+  for (int i = 0; i < 12; ++i) wave[i] = 5000 + i;
+  wave[2] = std::nan("");
+  fits_write_col(raw, TDOUBLE, 1, 1, 1, 12, wave.data(), &status_);
+  fits_write_col(raw, TINT, 2, 1, 1, 12, flux.data(), &status_);
+  ExpectProblem(Close(raw), SpectrumProblem::kImplausibleWavelength,
+                "wavelength[2] is NaN");
+
+  fits_open_diskfile(&raw, file_.c_str(), READWRITE, &status_);
+  fits_movabs_hdu(raw, 2, nullptr, &status_);
+  int null = -1;
+  fits_write_col(raw, TINT, 2, 7, 1, 1, &null, &status_);
+  ExpectProblem(Close(raw), SpectrumProblem::kNonFiniteFlux,
+                "flux[6] is undefined (TNULL2)");
 }
 
 // The committed files (novacat_write_fits_fixtures fixtures) are what the
