@@ -7,8 +7,8 @@
 // Keys: not empty, no leading '/', and no empty, "." or ".." segment
 // between the '/'s ("a/b.fits" is valid; "/a", "a//b", "a/../b" are not).
 // An invalid key is runtime::TerminalError, on every store:
-//   "<op> <bucket>/<key>: invalid key" (FolderObjectStore)
-//   "<op> s3://<bucket>/<key>: invalid key"                  (S3ObjectStore)
+//   "<op> <bucket>/<key>: invalid key"        FolderObjectStore
+//   "<op> s3://<bucket>/<key>: invalid key"   S3ObjectStore
 // with <op> "put" or "get". The other messages start the same way.
 #pragma once
 
@@ -94,8 +94,7 @@ aws::JsonService S3Service();
 // aws::SignedHttp); any other error answer is TerminalError with S3's
 // error Code and Message:
 //   "<op> s3://<bucket>/<key>: S3 <Code>: <Message>"
-//   "<op> s3://<bucket>/<key>: S3 HTTP <status>"     (an answer without a
-//                                                    Code)
+//   "<op> s3://<bucket>/<key>: S3 HTTP <status>"   (no Code in the answer)
 // e.g. "put s3://missing/a.fits: S3 NoSuchBucket: The specified bucket
 // does not exist". Get's NoSuchKey is std::nullopt; NoSuchBucket is an
 // error. A file Put cannot read: TerminalError ("put s3://<bucket>/<key>:
