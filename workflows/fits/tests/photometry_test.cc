@@ -94,6 +94,17 @@ TEST(CommittedPhotometryTest, TheFitsTableGivesTheSameRowsAsTheCsv) {
             "band is empty");
 }
 
+TEST_F(PhotometryTest, TheCommittedFitsIsWhatTheWriterWritesToday) {
+  fs::path file = dir_ / "v1500cyg_aavso.fits";
+  WritePhotometryFits(file, V1500CygPhotometryRows());
+  auto read = [](const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(file), read("fixtures/photometry/v1500cyg_aavso.fits"))
+      << "rerun novacat_write_fits_fixtures fixtures";
+}
+
 TEST_F(PhotometryTest, FitsWrittenNowReadsBack) {
   fs::path file = dir_ / "p.fits";
   WritePhotometryFits(file, UsableRows());
