@@ -42,7 +42,10 @@ int main() {
 #if NOVACAT_LAMBDA_ENVIRONMENT
         world = std::make_unique<novacat::workflows::SourcesWorld>(
             services->table(), services->random(),
-            novacat::workflows::SourcesWorld::SourcesFromEnvironment());
+            novacat::workflows::SourcesWorld::SourcesFromEnvironment(),
+            // The stack sets NOVACAT_BUCKET; without it, Lambda's /tmp.
+            novacat::workflows::SourcesWorld::ObjectStoreFromEnvironment(
+                "/tmp/novacat-objects"));
         auto made = NOVACAT_MAKE_STEPS(novacat::NOVACAT_WORKFLOW, world->env);
 #else
         auto made = novacat::NOVACAT_WORKFLOW::MakeSteps();

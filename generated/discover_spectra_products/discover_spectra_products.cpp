@@ -144,6 +144,29 @@ nlohmann::json SpectraProductsDiscoveredEvent::ToJson() const {
   return json;
 }
 
+runtime::Parsed<DownloadAndValidateSpectraEvent> DownloadAndValidateSpectraEvent::FromJson(const nlohmann::json& json,
+                                             const std::string& path) {
+  runtime::Parsed<DownloadAndValidateSpectraEvent> result;
+  runtime::ValidationErrors& errors = result.errors;
+  runtime::ObjectReader reader(json, path, errors);
+  if (!reader.ok()) return result;
+  DownloadAndValidateSpectraEvent value;
+  if (auto v = reader.Uuid("nova_id", runtime::Rules{}.Required())) value.nova_id = std::move(*v);
+  value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
+  reader.SchemaVersion(1);
+  reader.RejectUnknown({"nova_id", "correlation_id", "schema_version"});
+  if (errors.empty()) result.value = std::move(value);
+  return result;
+}
+
+nlohmann::json DownloadAndValidateSpectraEvent::ToJson() const {
+  nlohmann::json json = nlohmann::json::object();
+  json["nova_id"] = runtime::Encode(nova_id);
+  if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
+  json["schema_version"] = 1;
+  return json;
+}
+
 runtime::Parsed<DiscoverSpectraProductsState> DiscoverSpectraProductsState::FromJson(const nlohmann::json& json,
                                              const std::string& path) {
   runtime::Parsed<DiscoverSpectraProductsState> result;
@@ -237,6 +260,7 @@ runtime::Parsed<DiscoverAcrossProvidersItem> DiscoverAcrossProvidersItem::FromJs
   value.provider = reader.String("provider", runtime::Rules{});
   value.nova_id = reader.Uuid("nova_id", runtime::Rules{});
   value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
+  value.job_run_id = reader.String("job_run_id", runtime::Rules{});
   if (const nlohmann::json* a = reader.Array("products", runtime::Rules{})) {
     std::vector<nlohmann::json> items;
     for (size_t i = 0; i < a->size(); ++i) {
@@ -289,6 +313,7 @@ nlohmann::json DiscoverAcrossProvidersItem::ToJson() const {
   if (provider) json["provider"] = runtime::Encode(*provider);
   if (nova_id) json["nova_id"] = runtime::Encode(*nova_id);
   if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
+  if (job_run_id) json["job_run_id"] = runtime::Encode(*job_run_id);
   if (products) json["products"] = runtime::Encode(*products);
   if (normalized_products) json["normalized_products"] = runtime::Encode(*normalized_products);
   if (dataset_identity) json["dataset_identity"] = runtime::Encode(*dataset_identity);
@@ -525,6 +550,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
       runtime::BuiltinState{"PublishDatasetDiscoveredEvents", Builtin::kPublishEvent, runtime::EventSpec{"DatasetDiscovered", {"nova_id", "dataset_id", "provider", "correlation_id"}, 1, runtime::EventSpec::ForEach{"new_dataset_ids", "dataset_id"}}},
       runtime::BuiltinState{"QuarantineProvider", Builtin::kQuarantineItem, std::nullopt},
       runtime::BuiltinState{"PublishSpectraProductsDiscovered", Builtin::kPublishEvent, runtime::EventSpec{"SpectraProductsDiscovered", {"nova_id", "correlation_id", "dataset_ids", "provider_summaries"}, 1, std::nullopt}},
+      runtime::BuiltinState{"PublishDownloadAndValidateSpectra", Builtin::kPublishEvent, runtime::EventSpec{"DownloadAndValidateSpectra", {"nova_id", "correlation_id"}, 1, std::nullopt}},
       runtime::BuiltinState{"FinalizeJobRunSuccess", Builtin::kFinalizeJobRunSuccess, std::nullopt},
       runtime::BuiltinState{"TerminalFailHandler", Builtin::kTerminalFailHandler, std::nullopt},
       runtime::BuiltinState{"FinalizeJobRunFailed", Builtin::kFinalizeJobRunFailed, std::nullopt},
@@ -1002,6 +1028,49 @@ std::string_view Definition() {
       "          \"Next\": \"TerminalFailHandler\"\n"
       "        }\n"
       "      ],\n"
+      "      \"Next\": \"PublishDownloadAndValidateSpectra\"\n"
+      "    },\n"
+      "    \"PublishDownloadAndValidateSpectra\": {\n"
+      "      \"Type\": \"Task\",\n"
+      "      \"Resource\": \"arn:aws:states:::lambda:invoke\",\n"
+      "      \"Parameters\": {\n"
+      "        \"FunctionName\": \"${DiscoverSpectraProductsFunctionArn}\",\n"
+      "        \"Payload\": {\n"
+      "          \"workflow\": \"discover_spectra_products\",\n"
+      "          \"state_name\": \"PublishDownloadAndValidateSpectra\",\n"
+      "          \"execution_arn.$\": \"$$.Execution.Id\",\n"
+      "          \"retry_count.$\": \"$$.State.RetryCount\",\n"
+      "          \"state.$\": \"$\"\n"
+      "        }\n"
+      "      },\n"
+      "      \"OutputPath\": \"$.Payload\",\n"
+      "      \"TimeoutSeconds\": 10,\n"
+      "      \"Retry\": [\n"
+      "        {\n"
+      "          \"ErrorEquals\": [\n"
+      "            \"RetryableError\",\n"
+      "            \"States.Timeout\",\n"
+      "            \"Lambda.ServiceException\",\n"
+      "            \"Lambda.AWSLambdaException\",\n"
+      "            \"Lambda.SdkClientException\",\n"
+      "            \"Lambda.TooManyRequestsException\"\n"
+      "          ],\n"
+      "          \"IntervalSeconds\": 2,\n"
+      "          \"MaxAttempts\": 2,\n"
+      "          \"BackoffRate\": 5,\n"
+      "          \"MaxDelaySeconds\": 10,\n"
+      "          \"JitterStrategy\": \"NONE\"\n"
+      "        }\n"
+      "      ],\n"
+      "      \"Catch\": [\n"
+      "        {\n"
+      "          \"ErrorEquals\": [\n"
+      "            \"States.ALL\"\n"
+      "          ],\n"
+      "          \"ResultPath\": \"$.error\",\n"
+      "          \"Next\": \"TerminalFailHandler\"\n"
+      "        }\n"
+      "      ],\n"
       "      \"Next\": \"RecordOutcome_DISCOVERED\"\n"
       "    },\n"
       "    \"RecordOutcome_DISCOVERED\": {\n"
@@ -1137,6 +1206,7 @@ std::optional<runtime::ValidationErrors> ValidateEvent(
   if (event == "DiscoverSpectraProducts") return DiscoverSpectraProductsEvent::FromJson(document).errors;
   if (event == "DatasetDiscovered") return DatasetDiscoveredEvent::FromJson(document).errors;
   if (event == "SpectraProductsDiscovered") return SpectraProductsDiscoveredEvent::FromJson(document).errors;
+  if (event == "DownloadAndValidateSpectra") return DownloadAndValidateSpectraEvent::FromJson(document).errors;
   return std::nullopt;
 }
 

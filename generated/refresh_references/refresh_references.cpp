@@ -117,6 +117,7 @@ runtime::Parsed<ReconcileReferencesItem> ReconcileReferencesItem::FromJson(const
     value.candidate = *o;
   value.nova_id = reader.Uuid("nova_id", runtime::Rules{});
   value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
+  value.job_run_id = reader.String("job_run_id", runtime::Rules{});
   value.reference_source = reader.String("reference_source", runtime::Rules{});
   value.source = reader.String("source", runtime::Rules{});
   value.source_key = reader.String("source_key", runtime::Rules{});
@@ -134,6 +135,7 @@ nlohmann::json ReconcileReferencesItem::ToJson() const {
   if (candidate) json["candidate"] = runtime::Encode(*candidate);
   if (nova_id) json["nova_id"] = runtime::Encode(*nova_id);
   if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
+  if (job_run_id) json["job_run_id"] = runtime::Encode(*job_run_id);
   if (reference_source) json["reference_source"] = runtime::Encode(*reference_source);
   if (source) json["source"] = runtime::Encode(*source);
   if (source_key) json["source_key"] = runtime::Encode(*source_key);

@@ -31,6 +31,7 @@ struct PathPlan {
   std::vector<std::string> states;  // ASL states entered, Pass marks included
   std::vector<std::string> spec_states;  // spec states, for Task lookups
   Json doc = Json::object();             // field → value
+  Json item_doc = Json::object();        // a Map item's fields its Choices need
   std::set<std::string> absent;          // fields that must be absent
   std::string outcome;
   std::string quarantine_reason;
@@ -373,7 +374,7 @@ class PlanBuilder {
   // other Task (the builtins) BuiltinFields; a Map item Task returns an
   // empty item.
   Json SuccessEntry(const PathPlan& p, const State& task) const {
-    if (EnclosingMap(task.name)) return {{"return", Json::object()}};
+    if (EnclosingMap(task.name)) return ItemEntry(p.item_doc, task);
     if (!IsDomainTask(&task)) return {{"set", BuiltinFields(p)}};
     Json set = Json::object();
     for (const auto& field : task.produces)
@@ -398,8 +399,20 @@ class PlanBuilder {
     }
     for (const auto& name : item_tasks_)
       if (added.insert(name).second)
-        entries.emplace_back(name, Json::array({{{"return", Json::object()}}}));
+        entries.emplace_back(
+            name, Json::array({ItemEntry(p.item_doc, *FindState(name))}));
     return script;
+  }
+
+  // How a Map item Task succeeds: it sets the fields it produces that the
+  // item's Choices need (`item_doc`, steered by ItemWalk); without any, it
+  // returns an empty item.
+  static Json ItemEntry(const Json& item_doc, const State& task) {
+    Json set = Json::object();
+    for (const auto& field : task.produces)
+      if (item_doc.contains(field)) set[field] = item_doc[field];
+    if (set.empty()) return {{"return", Json::object()}};
+    return {{"set", std::move(set)}};
   }
 
   // ---- conditions -----------------------------------------------------
@@ -596,16 +609,31 @@ class PlanBuilder {
     if (!mark.empty()) p.states.push_back(mark);
   }
 
-  // The item states one item enters (following `next`).
-  std::vector<std::string> ItemWalk(const StateGraph& items) const {
+  // The item states one item enters (following `next`; at a Choice, the
+  // first branch the item's fields can be steered into, those fields set
+  // in `item_doc` for the Tasks that produce them).
+  std::vector<std::string> ItemWalk(const StateGraph& items,
+                                    Json& item_doc) const {
     std::vector<std::string> out;
     const State* s = items.Find(items.start);
     while (s && out.size() <= items.states.size()) {
       out.push_back(s->name);
-      if (s->is_terminal() || !s->next.present()) break;
-      std::string mark = marks_.NameOf(s->next);
+      const Transition* next = s->next.present() ? &s->next : nullptr;
+      if (s->type == StateType::kChoice) {
+        for (size_t k = 0; k <= s->rules.size() && !next; ++k) {
+          const Transition& t =
+              k < s->rules.size() ? s->rules[k].then : s->default_transition;
+          PathPlan steered;
+          steered.doc = item_doc;
+          if (!t.present() || !Steer(*s, k, steered)) continue;
+          item_doc = std::move(steered.doc);
+          next = &t;
+        }
+      }
+      if (s->is_terminal() || !next) break;
+      std::string mark = marks_.NameOf(*next);
       if (!mark.empty()) out.push_back(mark);
-      s = items.Find(s->next.target);
+      s = items.Find(next->target);
     }
     return out;
   }
@@ -628,7 +656,7 @@ class PlanBuilder {
       }
     }
     if (!p.doc.contains(s.result_field)) p.absent.insert(s.result_field);
-    for (const auto& name : ItemWalk(*s.item_states)) {
+    for (const auto& name : ItemWalk(*s.item_states, p.item_doc)) {
       p.states.push_back(name);
       if (s.item_states->Find(name)) p.spec_states.push_back(name);
     }
@@ -1027,7 +1055,9 @@ class PlanBuilder {
       const bool in_map = EnclosingMap(name) != nullptr;
       Json set = Json::object();
       for (const auto& field : s->produces) {
-        if (!in_map && p.doc.contains(field)) {
+        if (in_map && p.item_doc.contains(field)) {
+          set[field] = p.item_doc[field];
+        } else if (!in_map && p.doc.contains(field)) {
           set[field] = p.doc[field];
         } else if (!p.absent.count(field) || in_map) {
           set[field] = SampleFor(field);
@@ -1210,7 +1240,8 @@ class PlanBuilder {
   // them, or the input) and the item Tasks' answers.
   void AddMapCases(const State& map, const PathPlan& base,
                    const std::string& base_name, PlanWriter& cases) const {
-    const std::vector<std::string> walk = ItemWalk(*map.item_states);
+    Json item_doc = base.item_doc;
+    const std::vector<std::string> walk = ItemWalk(*map.item_states, item_doc);
     std::vector<const State*> tasks;
     for (const auto& name : walk) {
       const State* s = map.item_states->Find(name);
@@ -1264,9 +1295,11 @@ class PlanBuilder {
       return script;
     };
     Json script = Json::object();
-    for (const State* t : tasks)
-      script[t->name] =
-          Json::array({{{"return", Json::object()}, {"seconds", 1}}});
+    for (const State* t : tasks) {
+      Json entry = ItemEntry(item_doc, *t);
+      entry["seconds"] = 1;
+      script[t->name] = Json::array({std::move(entry)});
+    }
     Json input = Json::object();
     script = with_items(std::move(script), input);
     Json expect = {{"status", base.failed ? "FAILED" : "SUCCEEDED"},

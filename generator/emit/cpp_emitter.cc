@@ -451,12 +451,17 @@ class CppBuilder {
       item.kind = s.item_kind;
       item.description = "The item of " + s.name + ".";
       add_field(fields, item);
+      // Carried fields: declared ones with their type, runtime ones (the
+      // item's job_run_id, ...) as the state document has them.
       for (const auto& c : s.carry) {
         if (const Field* f = spec_.FindFieldType(c)) {
           Field copy = *f;
           copy.name = c;
           add_field(fields, copy);
+          continue;
         }
+        for (const auto& r : RuntimeMembers())
+          if (r.name == c) add_field(fields, r);
       }
       for (const auto& f : s.item_data) add_field(fields, f);
       add_field(fields, RuntimeMember("error", FieldKind::kObject,

@@ -14,10 +14,18 @@
 namespace novacat::workflows {
 
 struct FixtureWorld : SourcesWorld {
-  // `table` and `random` must outlive the world.
+  // `table` and `random` must outlive the world. Files go to `objects`,
+  // else to SourcesWorld::ObjectStoreFromEnvironment's choice with the
+  // folder novacat-objects in the system's temporary folder.
   FixtureWorld(store::Table& table, const std::filesystem::path& fixtures,
-               runtime::Random& random)
-      : SourcesWorld(table, random, fixtures), records(table) {}
+               runtime::Random& random,
+               std::unique_ptr<transfer::ObjectStore> objects = nullptr)
+      : SourcesWorld(table, random, fixtures,
+                     objects ? std::move(objects)
+                             : ObjectStoreFromEnvironment(
+                                   std::filesystem::temp_directory_path() /
+                                   "novacat-objects")),
+        records(table) {}
 
   store::TableRecordStore records;
 };

@@ -16,6 +16,9 @@
 // DynamoDB table it uses. --fixtures defaults to $NOVACAT_FIXTURES, else
 // the fixtures/ of the checkout the working folder or the binary is in, so
 // it runs from anywhere; --db defaults to novacat.db in the working folder.
+// The catalog's files (downloaded spectra) go to the folder <db>.objects/
+// beside it (or $NOVACAT_OBJECTS_DIR), or, with $NOVACAT_BUCKET, to that
+// S3 bucket.
 //
 //   novacat seed [--db PATH | --dynamodb TABLE] [--fixtures DIR]
 //
@@ -199,8 +202,10 @@ struct StoreChoice {
 // The store and the fixture clients `run` and `seed` work on.
 struct World {
   World(std::unique_ptr<novacat::store::Table> store,
-        const std::filesystem::path& fixtures)
-      : table(std::move(store)), fixture(*table, fixtures, random) {}
+        const std::filesystem::path& fixtures,
+        std::unique_ptr<novacat::transfer::ObjectStore> objects)
+      : table(std::move(store)),
+        fixture(*table, fixtures, random, std::move(objects)) {}
   std::unique_ptr<novacat::store::Table> table;
   novacat::runtime::SystemRandom random;
   novacat::workflows::FixtureWorld fixture;
@@ -260,7 +265,13 @@ std::unique_ptr<World> OpenWorld(const StoreChoice& store,
     options.table_name = store.dynamodb;
     table = std::make_unique<novacat::store::DynamoDbTable>(options);
   }
-  return std::make_unique<World>(std::move(table), fixtures);
+  // The catalog's files beside the SQLite file (novacat.db.objects/), or
+  // the stack's bucket (NOVACAT_BUCKET) with --dynamodb.
+  std::filesystem::path objects =
+      store.dynamodb.empty() ? store.db + ".objects" : "novacat.objects";
+  return std::make_unique<World>(
+      std::move(table), fixtures,
+      novacat::workflows::SourcesWorld::ObjectStoreFromEnvironment(objects));
 }
 
 std::string KnownWorkflows() {

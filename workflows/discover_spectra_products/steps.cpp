@@ -99,6 +99,7 @@ json Locators(const domain::NormalizedProduct& product) {
   if (product.url) locators["url"] = *product.url;
   if (product.size_bytes) locators["size_bytes"] = *product.size_bytes;
   if (product.provider_key) locators["provider_key"] = *product.provider_key;
+  if (product.sha256) locators["sha256"] = *product.sha256;
   return locators;
 }
 

@@ -78,6 +78,8 @@ struct ProviderSchema {
   std::string_view size;
   std::string_view key;
   std::string_view instrument;
+  // Every provider may give the product's SHA-256 (64 hex digits).
+  std::string_view checksum = "sha256";
 };
 
 constexpr std::array<ProviderSchema, 3> kSchemas = {{
@@ -88,6 +90,11 @@ constexpr std::array<ProviderSchema, 3> kSchemas = {{
     {"AAVSO", "obs_date", TimeFormat::kIso8601, "fits_url", "", "spectrum_id",
      "instrument"},
 }};
+
+bool IsSha256Hex(std::string_view text) {
+  return text.size() == 64 &&
+         text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
 
 const ProviderSchema* FindSchema(std::string_view provider) {
   for (const ProviderSchema& s : kSchemas) {
@@ -331,6 +338,11 @@ NormalizedProduct NormalizeRecord(const ProviderSchema& schema,
     }
   }
   p.instrument = r.String(schema.instrument);
+  p.sha256 = r.String(schema.checksum);
+  if (p.sha256 && !IsSha256Hex(*p.sha256)) {
+    r.Malformed(schema.checksum,
+                "must be 64 lower-case hex digits, got " + Quote(*p.sha256));
+  }
   return p;
 }
 
@@ -344,6 +356,7 @@ json NormalizedProduct::ToJson() const {
   if (size_bytes) j["size_bytes"] = *size_bytes;
   if (provider_key) j["provider_key"] = *provider_key;
   if (instrument) j["instrument"] = *instrument;
+  if (sha256) j["sha256"] = *sha256;
   return j;
 }
 
@@ -358,7 +371,8 @@ NormalizedProduct NormalizedProduct::FromJson(const json& j,
   if (!j.is_object()) fail("", "must be an object, got " + TypeName(j));
   for (const auto& [key, value] : j.items()) {
     if (key != "provider" && key != "product_timestamp" && key != "url" &&
-        key != "size_bytes" && key != "provider_key" && key != "instrument") {
+        key != "size_bytes" && key != "provider_key" && key != "instrument" &&
+        key != "sha256") {
       fail(key, "unknown member");
     }
   }
@@ -390,6 +404,10 @@ NormalizedProduct NormalizedProduct::FromJson(const json& j,
   }
   p.provider_key = string("provider_key", false);
   p.instrument = string("instrument", false);
+  p.sha256 = string("sha256", false);
+  if (p.sha256 && !IsSha256Hex(*p.sha256)) {
+    fail("sha256", "must be 64 lower-case hex digits, got " + Quote(*p.sha256));
+  }
   return p;
 }
 
@@ -460,8 +478,11 @@ std::string Difference(const NormalizedProduct& a, const NormalizedProduct& b) {
     return "provider_key (" + text(a.provider_key) + " vs " +
            text(b.provider_key) + ")";
   }
-  return "instrument (" + text(a.instrument) + " vs " + text(b.instrument) +
-         ")";
+  if (a.instrument != b.instrument) {
+    return "instrument (" + text(a.instrument) + " vs " + text(b.instrument) +
+           ")";
+  }
+  return "sha256 (" + text(a.sha256) + " vs " + text(b.sha256) + ")";
 }
 
 }  // namespace
@@ -551,6 +572,22 @@ DiscoverySummary SummarizeDiscovery(const std::vector<json>& provider_results) {
     summary.provider_summaries.push_back(std::move(s));
   }
   return summary;
+}
+
+std::optional<std::string> DownloadLocator(std::string_view provider,
+                                           const json& locators) {
+  if (!locators.is_object()) return std::nullopt;
+  if (auto url = locators.find("url");
+      url != locators.end() && url->is_string() &&
+      !url->get_ref<const std::string&>().empty()) {
+    return url->get<std::string>();
+  }
+  auto key = locators.find("provider_key");
+  if (provider == "ESO" && key != locators.end() && key->is_string() &&
+      !key->get_ref<const std::string&>().empty()) {
+    return std::string(kEsoFileEndpoint) + key->get<std::string>();
+  }
+  return std::nullopt;
 }
 
 }  // namespace novacat::domain

@@ -67,9 +67,10 @@ NormalizedProduct Product(std::string provider, std::string timestamp,
                           std::optional<std::string> url,
                           std::optional<int64_t> size,
                           std::optional<std::string> key,
-                          std::optional<std::string> instrument) {
-  return {std::move(provider), std::move(timestamp), std::move(url), size,
-          std::move(key),      std::move(instrument)};
+                          std::optional<std::string> instrument,
+                          std::optional<std::string> sha256 = std::nullopt) {
+  return {std::move(provider), std::move(timestamp),  std::move(url),   size,
+          std::move(key),      std::move(instrument), std::move(sha256)};
 }
 
 TEST(NormalizeProviderRecordsTest, EsoFixtureRecords) {

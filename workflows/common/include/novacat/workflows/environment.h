@@ -9,11 +9,15 @@
 // clock), so that retries and tests are exact.
 #pragma once
 
+#include <filesystem>
+
 #include "novacat/domain/references.h"
 #include "novacat/domain/resolver.h"
 #include "novacat/domain/spectra.h"
 #include "novacat/runtime/ids.h"
 #include "novacat/store/repository.h"
+#include "novacat/transfer/download.h"
+#include "novacat/transfer/object_store.h"
 
 namespace novacat::workflows {
 
@@ -23,6 +27,14 @@ struct Environment {
   domain::ProviderClient& providers;    // discover_spectra_products
   domain::ReferenceSource& references;  // refresh_references
   runtime::Random& random;  // new identifiers (CreateNovaId's UUID v4)
+  // Bytes: products fetched from their providers, the catalog's files
+  // (download_and_validate_spectra). Worlds that run those workflows set
+  // them (SourcesWorld does); a step finding one unset fails TERMINAL.
+  transfer::Downloader* downloads = nullptr;
+  transfer::ObjectStore* objects = nullptr;
+  // Where steps put files while they work on them (Lambda: /tmp); each
+  // step removes its own.
+  std::filesystem::path scratch = std::filesystem::temp_directory_path();
 };
 
 }  // namespace novacat::workflows

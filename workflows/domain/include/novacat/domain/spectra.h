@@ -86,7 +86,8 @@ class ProviderClient {
 //    "url": "https://...",                           when known
 //    "size_bytes": 1234567,                          when known
 //    "provider_key": "ADP.2016-03-15T10:21:40.123",  when known
-//    "instrument": "UVES"}                           when known
+//    "instrument": "UVES",                           when known
+//    "sha256": "9f86d0..."}                          when the provider gives it
 //
 // product_timestamp is the start of the observation in UTC, RFC 3339 with
 // whole seconds (fractions are truncated, so the same record always gives
@@ -98,6 +99,7 @@ struct NormalizedProduct {
   std::optional<int64_t> size_bytes;
   std::optional<std::string> provider_key;
   std::optional<std::string> instrument;
+  std::optional<std::string> sha256;  // the provider's checksum of the bytes
 
   nlohmann::json ToJson() const;
   // Reads a product back (DeduplicateAndAssignDatasetIds reads the item's
@@ -117,6 +119,7 @@ struct NormalizedProduct {
 //   ESO:   date_obs (ISO 8601), access_url, filesize, dp_id, instrument
 //   MAST:  t_min (MJD), dataURL, size, obs_id, instrument_name
 //   AAVSO: obs_date (ISO 8601), fits_url, -, spectrum_id, instrument
+//   all:   sha256 (the product's SHA-256, 64 lower-case hex digits), optional
 //
 // in the order: timestamp (required), url, size, key, instrument.
 //
@@ -216,5 +219,18 @@ struct DiscoverySummary {
 // document without a provider or with ids that are not UUIDs.
 DiscoverySummary SummarizeDiscovery(
     const std::vector<nlohmann::json>& provider_results);
+
+// --- Downloads ---------------------------------------------------------------
+
+// ESO's file endpoint: a product without an access_url is fetched by dp_id.
+inline constexpr char kEsoFileEndpoint[] =
+    "https://dataportal.eso.org/dataportal_new/file/";
+
+// Where a dataset's bytes are fetched from, from its locators (the
+// normalized product's url, size_bytes, provider_key, sha256): the url when
+// there is one; else, for ESO, the file endpoint + provider_key; else none
+// (the dataset cannot be downloaded: missing_locator).
+std::optional<std::string> DownloadLocator(std::string_view provider,
+                                           const nlohmann::json& locators);
 
 }  // namespace novacat::domain
