@@ -24,7 +24,7 @@ cp -r "$work/out" "$work/first"
 "$gen" --out "$work/out" --steps-dir "$work/steps" specs/*.yaml \
   2>"$work/second.log" || fail "second run failed"
 expect_eq "second run summary" "$(tail -n 1 "$work/second.log")" \
-  "0 written, 37 unchanged, 0 removed"
+  "0 written, 47 unchanged, 0 removed"
 
 # Step logic is scaffolded once and is the developer's from then on.
 [ -f "$work/steps/initialize_nova/steps.cpp" ] || fail "steps.cpp not scaffolded"
@@ -52,7 +52,7 @@ expect_eq "--check diff header" "$(head -n 2 "$work/diff.out")" \
 # Three Tasks have a 20s timeout: three lines out, three in.
 expect_eq "--check diff lines" "$(grep -c '^[-+] ' "$work/diff.out")" "6"
 expect_eq "--check message" "$(tail -n 1 "$work/diff.err")" \
-  "1 generated file is out of date in $work/out; run novacat-gen specs/discover_spectra_products.yaml specs/ingest_new_nova.yaml specs/initialize_nova.yaml specs/refresh_references.yaml to regenerate"
+  "1 generated file is out of date in $work/out; run novacat-gen specs/discover_spectra_products.yaml specs/download_and_validate_spectra.yaml specs/ingest_new_nova.yaml specs/initialize_nova.yaml specs/refresh_references.yaml to regenerate"
 cmp -s "$work/stale.json" "$work/out/initialize_nova/statemachine.asl.json" ||
   fail "--check modified a file"
 
@@ -71,7 +71,7 @@ expect_eq "--check compares the stack" \
   specs/discover_spectra_products.yaml 2>"$work/partial.err" ||
   fail "regeneration failed"
 expect_eq "partial run note" "$(grep '^note:' "$work/partial.err")" \
-  "note: $work/out/stack.template.json not rewritten: it also deploys ingest_new_nova, refresh_references; pass every spec (or --prune)"
+  "note: $work/out/stack.template.json not rewritten: it also deploys download_and_validate_spectra, ingest_new_nova, refresh_references; pass every spec (or --prune)"
 cmp -s "$work/first/stack.template.json" "$work/out/stack.template.json" ||
   fail "a partial run rewrote the stack"
 expect_eq "stack in the manifest" "$(grep '^stack' "$work/out/MANIFEST")" \

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "discover_spectra_products/discover_spectra_products.hpp"
+#include "download_and_validate_spectra/download_and_validate_spectra.hpp"
 #include "initialize_nova/initialize_nova.hpp"
 #include "refresh_references/refresh_references.hpp"
 
@@ -20,6 +21,9 @@ std::optional<novacat::runtime::ValidationErrors> Validate(
     return e;
   if (auto e =
           novacat::discover_spectra_products::ValidateEvent(event, document))
+    return e;
+  if (auto e = novacat::download_and_validate_spectra::ValidateEvent(event,
+                                                                     document))
     return e;
   return novacat::refresh_references::ValidateEvent(event, document);
 }

@@ -24,7 +24,7 @@ expect_eq "seed again" "$("$novacat" seed --db "$db")" "seeded 2 novae into $db"
 "$novacat" run initialise_nova --db "$db" >"$work/out" 2>"$work/err"
 expect_eq "unknown workflow exit" "$?" "2"
 expect_eq "unknown workflow message" "$(cat "$work/err")" \
-  "novacat run: unknown workflow 'initialise_nova' (known: discover_spectra_products, ingest_new_nova, initialize_nova, refresh_references)"
+  "novacat run: unknown workflow 'initialise_nova' (known: discover_spectra_products, download_and_validate_spectra, ingest_new_nova, initialize_nova, refresh_references)"
 expect_eq "unknown workflow stdout" "$(cat "$work/out")" ""
 
 # --function (a deployed Lambda) needs the function's table, and no
@@ -100,7 +100,17 @@ expect_eq "NOVACAT_FIXTURES seed" "$(cat "$work/out")" "seeded 2 novae into $wor
 expect_eq "follow exit" "$?" "0"
 expect_eq "follow chain" \
   "$(field "$work/follow.json" "' '.join(r['workflow'] + ':' + str(r.get('outcome')) for r in d['runs'])")" \
-  "initialize_nova:EXISTS_AND_LAUNCHED ingest_new_nova:LAUNCHED refresh_references:REFRESHED discover_spectra_products:DISCOVERED"
+  "initialize_nova:EXISTS_AND_LAUNCHED ingest_new_nova:LAUNCHED refresh_references:REFRESHED discover_spectra_products:DISCOVERED download_and_validate_spectra:VALIDATED"
+# The downloads of the fixture datasets (fixtures/README.md): two VALID,
+# one QUARANTINED (a wrong checksum), one with nothing to fetch; the VALID
+# ones' files in the object folder beside the database.
+expect_eq "downloads" \
+  "$(field "$work/follow.json" "[(k, d['runs'][4]['events'][0]['detail'][k]) for k in ('valid_count', 'quarantined_count', 'failed_count', 'skipped_count')]")" \
+  "[('valid_count', 2), ('quarantined_count', 1), ('failed_count', 1), ('skipped_count', 0)]"
+expect_eq "downloaded files" \
+  "$(cd "$work/cat.db.objects" && find . -type f | sed 's|/[0-9a-f]*\.fits$||' | sort)" \
+  "./novacat-local/raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/4578f250-980c-595f-8853-fb9b6f646be2
+./novacat-local/raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/830096df-1ce3-56ed-b51d-030b8f268e0e"
 expect_eq "one correlation id" \
   "$(field "$work/follow.json" "len({r['job_run']['correlation_id'] for r in d['runs']})")" "1"
 expect_eq "history with --verbose" \
@@ -122,11 +132,11 @@ v1500=d4bbdda3-6824-4e82-b1ce-1b781190fbec
 expect_eq "jobs exit" "$?" "0"
 expect_eq "jobs runs" \
   "$(field "$work/jobs.json" "sorted((r['workflow'], r['status'], r['outcome'], r['duration_ms'] >= 0) for r in d['job_runs']), [r['job_run_id'] for r in d['job_runs']] == sorted(r['job_run_id'] for r in d['job_runs'])")" \
-  "[('discover_spectra_products', 'SUCCEEDED', 'DISCOVERED', True), ('ingest_new_nova', 'SUCCEEDED', 'LAUNCHED', True), ('refresh_references', 'SUCCEEDED', 'REFRESHED', True)] True"
+  "[('discover_spectra_products', 'SUCCEEDED', 'DISCOVERED', True), ('download_and_validate_spectra', 'SUCCEEDED', 'VALIDATED', True), ('ingest_new_nova', 'SUCCEEDED', 'LAUNCHED', True), ('refresh_references', 'SUCCEEDED', 'REFRESHED', True)] True"
 "$novacat" jobs --nova $v1500 --db "$db" >"$work/jobs.txt"
 expect_eq "jobs table head" "$(head -2 "$work/jobs.txt")" \
-  "JobRuns of nova $v1500: 3
-JOB_RUN_ID                            WORKFLOW                   STATUS     RESULT      STARTED               ENDED                 DURATION"
+  "JobRuns of nova $v1500: 4
+JOB_RUN_ID                            WORKFLOW                       STATUS     RESULT      STARTED               ENDED                 DURATION"
 init_run=$(field "$work/follow.json" "d['runs'][0]['job_run']['job_run_id']")
 "$novacat" jobs --run "$init_run" --db "$db" >"$work/run.txt"
 expect_eq "jobs --run" \

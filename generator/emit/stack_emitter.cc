@@ -173,6 +173,14 @@ class StackBuilder {
     resources_["NovaCatEventBus"] = {
         {"Type", "AWS::Events::EventBus"},
         {"Properties", {{"Name", Ref("EventBusName")}}}};
+    if (std::any_of(specs_.begin(), specs_.end(), [](const WorkflowSpec* s) {
+          return !s->object_store.empty();
+        })) {
+      resources_[kBucket] = CatalogBucket();
+      outputs_["NovaCatCatalogBucketName"] = {
+          {"Description", "The catalog's bucket (downloaded spectra, ...)."},
+          {"Value", Ref(kBucket)}};
+    }
     for (const auto& s : specs_) Workflow(*s);
     Routes();
     root["Resources"] = resources_;
@@ -241,6 +249,31 @@ class StackBuilder {
             {"Properties", properties}};
   }
 
+  // The catalog's files (spectra the downloads validated, ...): private,
+  // encrypted, versioned, kept when the stack goes (it is data), and
+  // publishing its object events to EventBridge's default bus (S3 sends
+  // them nowhere else), where an object-created trigger's rule listens.
+  static constexpr const char* kBucket = "NovaCatCatalogBucket";
+  static Json CatalogBucket() {
+    return {
+        {"Type", "AWS::S3::Bucket"},
+        {"DeletionPolicy", "Retain"},
+        {"UpdateReplacePolicy", "Retain"},
+        {"Properties",
+         {{"BucketEncryption",
+           {{"ServerSideEncryptionConfiguration",
+             {{{"ServerSideEncryptionByDefault",
+                {{"SSEAlgorithm", "AES256"}}}}}}}},
+          {"PublicAccessBlockConfiguration",
+           {{"BlockPublicAcls", true},
+            {"BlockPublicPolicy", true},
+            {"IgnorePublicAcls", true},
+            {"RestrictPublicBuckets", true}}},
+          {"VersioningConfiguration", {{"Status", "Enabled"}}},
+          {"NotificationConfiguration",
+           {{"EventBridgeConfiguration", {{"EventBridgeEnabled", true}}}}}}}};
+  }
+
   void Workflow(const WorkflowSpec& spec) {
     const std::string p = spec.PascalName();
     const std::string w = spec.workflow;
@@ -267,6 +300,8 @@ class StackBuilder {
          {{"NOVACAT_TABLE_NAME", Ref("NovaCatTable")},
           {"NOVACAT_EVENT_BUS_NAME", GetAtt("NovaCatEventBus", "Name")},
           {"NOVACAT_WORKFLOW", w}}}};
+    if (!spec.object_store.empty())
+      fn["Environment"]["Variables"]["NOVACAT_BUCKET"] = Ref(kBucket);
     resources_[function] = {{"Type", "AWS::Lambda::Function"},
                             {"Properties", fn}};
 
@@ -274,11 +309,20 @@ class StackBuilder {
     for (const auto& index : kIndexes)
       table_resources.push_back(
           Sub(std::string("${NovaCatTable.Arn}/index/") + index.name));
+    Json statements = Json::array(
+        {Allow(kTableActions, table_resources),
+         Allow("events:PutEvents", GetAtt("NovaCatEventBus", "Arn"))});
+    if (!spec.object_store.empty()) {
+      Json actions = spec.object_store == "read_write"
+                         ? Json::array({"s3:GetObject", "s3:PutObject"})
+                         : Json::array({"s3:GetObject"});
+      statements.push_back(
+          Allow(actions, Sub(std::string("${") + kBucket + ".Arn}/*")));
+    }
     resources_[function + "Role"] = Role(
-        "lambda.amazonaws.com", "TableAndEvents",
-        Json::array(
-            {Allow(kTableActions, table_resources),
-             Allow("events:PutEvents", GetAtt("NovaCatEventBus", "Arn"))}));
+        "lambda.amazonaws.com",
+        spec.object_store.empty() ? "TableAndEvents" : "TableEventsAndObjects",
+        std::move(statements));
     resources_[function + "LogGroup"] = {
         {"Type", "AWS::Logs::LogGroup"},
         {"Properties",

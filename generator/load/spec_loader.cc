@@ -567,6 +567,15 @@ class WorkflowReader {
       spec_.event_catalog_path = *s;
       spec_.event_catalog_location = m.ValueLocation("event_catalog");
     }
+    if (auto s = v_.String(m, "object_store")) {
+      spec_.object_store = *s;
+      spec_.object_store_location = m.ValueLocation("object_store");
+      if (*s != "read" && *s != "read_write")
+        r_.Error(spec_.object_store_location, "wrong-type",
+                 fmt::format("object_store must be 'read' or 'read_write' "
+                             "(the catalog's bucket); got '{}'",
+                             *s));
+    }
     if (auto s = v_.String(m, "lifecycle")) {
       spec_.lifecycle = *s;
       spec_.lifecycle_location = m.ValueLocation("lifecycle");

@@ -419,6 +419,11 @@ struct WorkflowSpec {
   std::string event_catalog_path;  // as written, relative to the spec
   SourceLocation event_catalog_location;
   std::shared_ptr<const EventCatalog> event_catalog;
+  // The catalog's object store (the stack's bucket) the steps use: "read",
+  // "read_write", or "" (none): the function's permissions and
+  // NOVACAT_BUCKET.
+  std::string object_store;
+  SourceLocation object_store_location;
   // `lifecycle: shared`: the governance's run lifecycle is merged into the
   // states (load/spec_loader.cc MergeLifecycle); "" otherwise.
   std::string lifecycle;

@@ -468,7 +468,7 @@ TEST(DocsEmitterTest, MapItemsAreNested) {
   for (const auto& l : inside) EXPECT_EQ(l.rfind("        ", 0), 0u) << l;
   // The Map flows on as one state.
   EXPECT_TRUE(HasLine(MermaidBlock(md), "    s6 --> s12"));
-  EXPECT_TRUE(HasLine(MermaidBlock(md), "    s6 --> s15: any failure"));
+  EXPECT_TRUE(HasLine(MermaidBlock(md), "    s6 --> s16: any failure"));
   EXPECT_TRUE(HasLine(md, "### Items of `DiscoverAcrossProviders` (Map)"));
   EXPECT_TRUE(HasLine(
       md,

@@ -446,5 +446,47 @@ TEST(StackEmitterTest, PerNovaSchedule) {
                            "detail-type": ["DiscoverSpectraProducts"]})"));
 }
 
+// A workflow with `object_store`: the catalog's bucket (private,
+// encrypted, versioned, its events on EventBridge), NOVACAT_BUCKET and the
+// object actions on its objects only; the seeds without it have neither
+// (ResourcesOfTheSeeds lists every resource).
+TEST(StackEmitterTest, ObjectStoreBucketAndPermissions) {
+  Json stack = Stack(Load({"specs/download_and_validate_spectra.yaml",
+                           "specs/refresh_references.yaml"}));
+  const Json& r = stack["Resources"];
+  EXPECT_EQ(r["NovaCatCatalogBucket"], Json::parse(R"J({
+    "Type": "AWS::S3::Bucket",
+    "DeletionPolicy": "Retain",
+    "UpdateReplacePolicy": "Retain",
+    "Properties": {
+      "BucketEncryption": {"ServerSideEncryptionConfiguration": [
+        {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]},
+      "PublicAccessBlockConfiguration": {
+        "BlockPublicAcls": true, "BlockPublicPolicy": true,
+        "IgnorePublicAcls": true, "RestrictPublicBuckets": true},
+      "VersioningConfiguration": {"Status": "Enabled"},
+      "NotificationConfiguration": {
+        "EventBridgeConfiguration": {"EventBridgeEnabled": true}}}})J"));
+  EXPECT_EQ(stack["Outputs"]["NovaCatCatalogBucketName"]["Value"],
+            Json::parse(R"({"Ref": "NovaCatCatalogBucket"})"));
+  EXPECT_EQ(r["DownloadAndValidateSpectraFunction"]["Properties"]["Environment"]
+             ["Variables"]["NOVACAT_BUCKET"],
+            Json::parse(R"({"Ref": "NovaCatCatalogBucket"})"));
+  const Json& policy =
+      r["DownloadAndValidateSpectraFunctionRole"]["Properties"]["Policies"][0];
+  EXPECT_EQ(policy["PolicyName"], "TableEventsAndObjects");
+  EXPECT_EQ(policy["PolicyDocument"]["Statement"].back(), Json::parse(R"({
+    "Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject"],
+    "Resource": {"Fn::Sub": "${NovaCatCatalogBucket.Arn}/*"}})"));
+  EXPECT_FALSE(
+      r["RefreshReferencesFunction"]["Properties"]["Environment"]["Variables"]
+          .contains("NOVACAT_BUCKET"));
+  EXPECT_EQ(r["RefreshReferencesFunctionRole"]["Properties"]["Policies"][0]
+             ["PolicyName"],
+            "TableAndEvents");
+  EXPECT_FALSE(
+      Stack(Load(kSeeds))["Resources"].contains("NovaCatCatalogBucket"));
+}
+
 }  // namespace
 }  // namespace novacat

@@ -499,6 +499,9 @@ def table_problems(d):
     return problems
 
 
+CATALOG_BUCKET = "NovaCatCatalogBucket"
+
+
 def zip_sha256(path):
     with open(path, "rb") as f:
         return base64.b64encode(hashlib.sha256(f.read()).digest()).decode()
@@ -547,6 +550,8 @@ def function_problems(d, specs):
         env = c.get("Environment", {}).get("Variables", {})
         want_env = {"NOVACAT_TABLE_NAME": d.table,
                     "NOVACAT_EVENT_BUS_NAME": d.bus, "NOVACAT_WORKFLOW": w}
+        if specs[w].get("object_store"):
+            want_env["NOVACAT_BUCKET"] = d.physical.get(CATALOG_BUCKET)
         if env != want_env:
             problems.append((logical, "environment",
                              f"environment {env}, expected {want_env}"))
@@ -722,6 +727,52 @@ def rule_problems(d, specs):
     return problems + matching_problems(d, routes, rules)
 
 
+def object_statements(d, object_store):
+    """A function's statement on the catalog's objects (spec object_store)."""
+    if not object_store:
+        return []
+    actions = {"read": "s3:GetObject",
+               "read_write": ["s3:GetObject", "s3:PutObject"]}[object_store]
+    return [{"Effect": "Allow", "Action": actions,
+             "Resource": f"arn:aws:s3:::{d.physical.get(CATALOG_BUCKET)}/*"}]
+
+
+def bucket_problems(d, specs):
+    """The catalog's bucket: there when a spec uses it, private, encrypted,
+    versioned, its object events on EventBridge."""
+    wanted = any(s.get("object_store") for s in specs.values())
+    name = d.physical.get(CATALOG_BUCKET)
+    if not wanted:
+        return [] if name is None else [(CATALOG_BUCKET, "exists",
+                                         "a bucket no spec uses")]
+    if name is None:
+        return [(CATALOG_BUCKET, "missing", "no catalog bucket")]
+    s3 = d.client("s3")
+    problems = []
+    rules = s3.get_bucket_encryption(Bucket=name)[
+        "ServerSideEncryptionConfiguration"]["Rules"]
+    algorithms = [r["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] for r in rules]
+    if algorithms != ["AES256"]:
+        problems.append((CATALOG_BUCKET, "encryption", f"encryption {algorithms}"))
+    # moto's CloudFormation applies neither a bucket's public access block,
+    # nor its versioning, nor its notification configuration (the API
+    # answers none of them), so for these the template is what is checked.
+    with open(TEMPLATE) as f:
+        props = json.load(f)["Resources"][CATALOG_BUCKET]["Properties"]
+    block = props.get("PublicAccessBlockConfiguration", {})
+    if not all(block.get(k) for k in ("BlockPublicAcls", "BlockPublicPolicy",
+                                      "IgnorePublicAcls", "RestrictPublicBuckets")):
+        problems.append((CATALOG_BUCKET, "public", f"public access block {block}"))
+    versioning = props.get("VersioningConfiguration", {}).get("Status")
+    if versioning != "Enabled":
+        problems.append((CATALOG_BUCKET, "versioning", f"versioning {versioning}"))
+    notification = props.get("NotificationConfiguration", {})
+    if notification.get("EventBridgeConfiguration") != {"EventBridgeEnabled": True}:
+        problems.append((CATALOG_BUCKET, "events",
+                         f"no EventBridge notification: {notification}"))
+    return problems
+
+
 def iam_problems(d, specs):
     problems = []
     iam = d.client("iam")
@@ -736,7 +787,8 @@ def iam_problems(d, specs):
         want[p + "FunctionRole"] = ("lambda.amazonaws.com", [
             {"Effect": "Allow", "Action": FUNCTION_TABLE_ACTIONS,
              "Resource": [table_arn] + [f"{table_arn}/index/{i}" for i in TABLE_GSIS]},
-            {"Effect": "Allow", "Action": "events:PutEvents", "Resource": bus_arn},
+            {"Effect": "Allow", "Action": "events:PutEvents", "Resource": bus_arn}] +
+            object_statements(d, specs[w].get("object_store")) + [
             {"Effect": "Allow",
              "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
              "Resource": (f"arn:aws:logs:{REGION}:{account}:log-group:"
@@ -888,6 +940,9 @@ class StackDeployTest(unittest.TestCase):
     def test_iam(self):
         self.check(iam_problems(self.d, self.specs))
 
+    def test_catalog_bucket(self):
+        self.check(bucket_problems(self.d, self.specs))
+
     def test_initialize_nova_event_starts_ingest_new_nova(self):
         """The entry initialize_nova's Lambda sends for ingest_new_nova, on
         the stack's bus: on AWS, the rule starts IngestNewNova with the
@@ -968,7 +1023,8 @@ class DeployScriptTest(unittest.TestCase):
     def test_a_zip_not_built(self):
         with tempfile.TemporaryDirectory() as build:
             os.makedirs(os.path.join(build, "lambda"))
-            for w in ["discover_spectra_products", "ingest_new_nova",
+            for w in ["discover_spectra_products",
+                      "download_and_validate_spectra", "ingest_new_nova",
                       "initialize_nova"]:
                 shutil.copy(ZIPS[w], os.path.join(build, "lambda", w + ".zip"))
             status, out, err = self.run_script(

@@ -100,6 +100,10 @@ class EndToEndTest(unittest.TestCase):
         session = dict(region_name=REGION, aws_access_key_id="AKIDEXAMPLE",
                        aws_secret_access_key="secret", endpoint_url=cls.moto)
         events = boto3.client("events", **session)
+        # The catalog's bucket (the stack's NovaCatCatalogBucket) on moto's S3.
+        cls.bucket = "novacat-e2e-%d" % os.getpid()
+        cls.s3 = boto3.client("s3", **session)
+        cls.s3.create_bucket(Bucket=cls.bucket)
         cls.sqs = boto3.client("sqs", **session)
         cls.queue = cls.sqs.create_queue(QueueName=cls.bus)["QueueUrl"]
         queue_arn = cls.sqs.get_queue_attributes(
@@ -134,7 +138,9 @@ class EndToEndTest(unittest.TestCase):
                   "environment": {"NOVACAT_TABLE_NAME": cls.table,
                                   "NOVACAT_EVENT_BUS_NAME": cls.bus,
                                   "AWS_ENDPOINT_URL_DYNAMODB": cls.dynalite,
-                                  "AWS_ENDPOINT_URL_EVENTS": cls.moto}}
+                                  "AWS_ENDPOINT_URL_EVENTS": cls.moto,
+                                  "NOVACAT_BUCKET": cls.bucket,
+                                  "AWS_ENDPOINT_URL_S3": cls.moto}}
         with open(os.path.join(tmp, "config.json"), "w") as f:
             json.dump(config, f)
         node = os.path.join(ROOT, "tests", "tools", "node_modules", ".bin", "node")
@@ -243,6 +249,7 @@ class EndToEndTest(unittest.TestCase):
         self.assertEqual(self.summary(self.remote), self.summary(self.local))
         self.assertEqual(self.summary(self.remote), [
             ("discover_spectra_products", "SUCCEEDED", "DISCOVERED"),
+            ("download_and_validate_spectra", "SUCCEEDED", "VALIDATED"),
             ("ingest_new_nova", "SUCCEEDED", "LAUNCHED"),
             ("initialize_nova", "SUCCEEDED", "EXISTS_AND_LAUNCHED"),
             ("refresh_references", "SUCCEEDED", "REFRESHED"),
@@ -262,7 +269,24 @@ class EndToEndTest(unittest.TestCase):
                           for r in runs for e in r["events"])
         remote, local = events(self.remote), events(self.local)
         self.assertEqual(remote, local)
-        self.assertEqual(len(local), 8)
+        self.assertEqual(len(local), 10)
+
+    def test_downloads_land_in_the_bucket(self):
+        # The VALID fixture datasets' files, put by the function on S3, with
+        # the bytes of the fixture files the mirrors name.
+        import hashlib
+        keys = sorted(o["Key"] for o in
+                      self.s3.list_objects_v2(Bucket=self.bucket).get("Contents", []))
+        self.assertEqual([k.rsplit("/", 1)[0] for k in keys], [
+            "raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/4578f250-980c-595f-8853-fb9b6f646be2",
+            "raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/830096df-1ce3-56ed-b51d-030b8f268e0e"])
+        for key, fixture in zip(keys, ["valid_image_wcs.fits", "valid_table.fits"]):
+            body = self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read()
+            with open(os.path.join(ROOT, "fixtures", "spectra", fixture), "rb") as f:
+                expected = f.read()
+            self.assertEqual(body, expected, key)
+            self.assertEqual(key.rsplit("/", 1)[1],
+                             hashlib.sha256(expected).hexdigest() + ".fits")
 
     def attempts_remote(self):
         import boto3

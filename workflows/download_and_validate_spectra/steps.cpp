@@ -352,7 +352,7 @@ ValidateSpectrumOutput Steps::ValidateSpectrum(const DownloadDatasetsItem& item,
   fits::SpectrumCheck check = fits::CheckSpectrum(fetched->file);
   store::Fingerprints fingerprints;
   fingerprints.byte_length = fetched->byte_length;
-  fingerprints.etag = item.etag.value_or("");
+  if (item.etag && !item.etag->empty()) fingerprints.etag = *item.etag;
   fingerprints.sha256 = sha256;
   fingerprints.fits_checksum = check.fits_checksum;
   // Bytes that are not FITS have no header to sign: they get no

@@ -1020,7 +1020,7 @@ UpdateOutcome Repository::PutFingerprints(
   const char* op = "PutFingerprints";
   if (fingerprints.byte_length < 0)
     throw TerminalError(std::string(op) + ": byte_length must be >= 0");
-  CheckText(op, "etag", fingerprints.etag);
+  if (fingerprints.etag) CheckText(op, "etag", *fingerprints.etag);
   if (!IsLowerHex64(fingerprints.sha256))
     throw TerminalError(std::string(op) +
                         ": sha256 must be 64 lower-case hex digits");
@@ -1028,7 +1028,7 @@ UpdateOutcome Repository::PutFingerprints(
   CheckText(op, "updated_at", updated_at);
   Update update;
   update.set["byte_length"] = fingerprints.byte_length;
-  update.set["etag"] = fingerprints.etag;
+  SetOrRemove(update, "etag", fingerprints.etag);
   update.set["sha256"] = fingerprints.sha256;
   SetOrRemove(update, "fits_checksum", fingerprints.fits_checksum);
   update.set["header_signature"] = fingerprints.header_signature;

@@ -778,11 +778,16 @@ TEST_P(RepositoryTest, Fingerprints) {
   EXPECT_EQ(expected.fits_checksum, "ZZZZ");
   EXPECT_EQ(expected.header_signature, "hdr-1");
   EXPECT_EQ(expected.updated_at, kT1);
-  // Without a FITS checksum the attribute goes away.
+  // Without a FITS checksum or an ETag the attributes go away.
   fp.fits_checksum.reset();
+  fp.etag.reset();
   EXPECT_EQ(repo().PutFingerprints(d.key(), fp, kT1), UpdateOutcome::kUpdated);
   expected.fits_checksum.reset();
+  expected.etag.reset();
   EXPECT_EQ(Get(NovaPk(kNova), DatasetSk(kDs1)), expected.ToItem());
+  fp.etag = "";
+  EXPECT_THROW(repo().PutFingerprints(d.key(), fp, kT1), TerminalError);
+  fp.etag.reset();
   EXPECT_EQ(repo().PutFingerprints(d.key(), fp, kT1, std::string(kRunB)),
             UpdateOutcome::kNotLeaseHolder);
   fp.sha256 = "ABC";

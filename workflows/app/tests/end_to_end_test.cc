@@ -295,9 +295,50 @@ TEST_F(EndToEndTest, OneNameFollowsThroughIngestToReferencesAndDiscovery) {
             (std::vector<std::string>{"initialize_nova:EXISTS_AND_LAUNCHED",
                                       "ingest_new_nova:LAUNCHED",
                                       "refresh_references:REFRESHED",
-                                      "discover_spectra_products:DISCOVERED"}));
+                                      "discover_spectra_products:DISCOVERED",
+                                      "download_and_validate_spectra:"
+                                      "VALIDATED"}));
   EXPECT_EQ(runs[1].started_by, "initialize_nova");
   EXPECT_EQ(runs[2].started_by, "ingest_new_nova");
+  EXPECT_EQ(runs[4].started_by, "discover_spectra_products");
+  // The downloads of the fixture datasets (fixtures/README.md): ESO's two
+  // VALID, MAST's with a wrong checksum QUARANTINED, MAST's without a
+  // locator TERMINAL_INVALID.
+  EXPECT_EQ(runs[4].result.output["valid_count"], 2);
+  EXPECT_EQ(runs[4].result.output["quarantined_count"], 1);
+  EXPECT_EQ(runs[4].result.output["failed_count"], 1);
+  EXPECT_EQ(runs[4].result.output["skipped_count"], 0);
+  struct Expected {
+    const char* provider;
+    const char* dataset_id;
+    store::ValidationStatus status;
+    std::optional<std::string> reason;
+    size_t files;
+  };
+  for (const Expected& e : {
+           Expected{"ESO", "4578f250-980c-595f-8853-fb9b6f646be2",
+                    store::ValidationStatus::kValid, std::nullopt, 1},
+           Expected{"ESO", "830096df-1ce3-56ed-b51d-030b8f268e0e",
+                    store::ValidationStatus::kValid, std::nullopt, 1},
+           Expected{"MAST", "8b1bef8f-c705-5c31-b9b7-7da92d50172e",
+                    store::ValidationStatus::kQuarantined, "CHECKSUM_MISMATCH",
+                    0},
+           Expected{"MAST", "4c57e29f-5629-5537-8ca0-f5ef62b5c2c0",
+                    store::ValidationStatus::kTerminalInvalid, std::nullopt, 0},
+       }) {
+    std::optional<store::Dataset> d = client_->world.repository.GetDataset(
+        {kV1500Cyg, store::DatasetType::kSpectra, e.provider, e.dataset_id});
+    ASSERT_TRUE(d) << e.dataset_id;
+    EXPECT_EQ(d->validation_status, e.status) << e.dataset_id;
+    EXPECT_EQ(d->quarantine_reason_code, e.reason) << e.dataset_id;
+    EXPECT_EQ(d->lease_owner, std::nullopt) << e.dataset_id;
+    EXPECT_EQ(client_->world.repository.ListFileObjects(kV1500Cyg, e.dataset_id)
+                  .size(),
+              e.files)
+        << e.dataset_id;
+  }
+  EXPECT_TRUE(
+      client_->world.repository.QueryEligibleDatasets(kV1500Cyg).empty());
   // refresh_references dated the nova from its earliest credible reference.
   std::optional<store::Nova> nova =
       client_->world.repository.GetNova(kV1500Cyg);
@@ -320,7 +361,8 @@ TEST_F(EndToEndTest, ARediscoveryCreatesNoNewDataset) {
             first.result.output["dataset_ids"]);
   // No DatasetDiscovered the second time: nothing new.
   EXPECT_EQ(EventNames(again),
-            std::vector<std::string>{"SpectraProductsDiscovered"});
+            (std::vector<std::string>{"SpectraProductsDiscovered",
+                                      "DownloadAndValidateSpectra"}));
 }
 
 TEST_F(EndToEndTest,

@@ -460,6 +460,7 @@ TEST_F(JobsOfRealRunsTest, ADiscoveryIsListedUnderItsNovaWithItsAttempts) {
                 "NormalizeProviderProducts 2 1 FAILED QuarantineError",
                 "PublishDatasetDiscoveredEvents 0 1 SUCCEEDED -",
                 "PublishDatasetDiscoveredEvents 1 1 SUCCEEDED -",
+                "PublishDownloadAndValidateSpectra - 1 SUCCEEDED -",
                 "PublishSpectraProductsDiscovered - 1 SUCCEEDED -",
                 "QuarantineProvider 2 1 SUCCEEDED QuarantineError",
                 "QueryProviderForProducts 0 1 SUCCEEDED -",

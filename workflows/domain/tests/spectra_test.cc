@@ -79,7 +79,9 @@ TEST(NormalizeProviderRecordsTest, EsoFixtureRecords) {
                 Product("ESO", "2016-05-31T08:12:33Z",
                         "https://dataportal.eso.org/dataportal_new/file/"
                         "ADP.2016-06-02T10:01:19.436",
-                        2359296, "ADP.2016-06-02T10:01:19.436", "UVES"),
+                        2359296, "ADP.2016-06-02T10:01:19.436", "UVES",
+                        "4b7fe8265f3955c980b0e48b5af9b7a72bf5566c97072083a5762f064"
+                        "a619fd3"),
                 Product("ESO", "2016-05-31T06:45:10Z", std::nullopt, 2359300,
                         "ADP.2016-06-02T10:01:19.512", "UVES")}));
 }
@@ -90,7 +92,7 @@ TEST(NormalizeProviderRecordsTest, MastFixtureRecordsFromMjd) {
   NormalizedProduct swp = Product(
       "MAST", "1978-05-03T13:03:31Z",
       "https://archive.stsci.edu/pub/iue/data/swp/01000/swp01744.mxlo.gz",
-      27648, "swp01744", "IUE/SWP");
+      27648, "swp01744", "IUE/SWP", std::string(64, '0'));
   EXPECT_EQ(products, (std::vector<NormalizedProduct>{
                           swp, swp,
                           Product("MAST", "1978-05-03T14:24:00Z", std::nullopt,

@@ -347,7 +347,8 @@ enum class ReleaseResult {
 // AP-DL-4.
 struct Fingerprints {
   int64_t byte_length = 0;
-  std::string etag;
+  // The server's ETag; absent when it gives none (a file:// product).
+  std::optional<std::string> etag;
   std::string sha256;  // 64 lower-case hex digits
   std::optional<std::string> fits_checksum;
   std::string header_signature;
@@ -589,8 +590,8 @@ class Repository {
   // overwrite its successor's results) -> kNotLeaseHolder. Every one is a
   // SET of given values, so a retry rewrites the same item.
 
-  // AP-DL-4: UpdateItem dataset SET byte_length, etag, sha256,
-  // header_signature, fits_checksum (REMOVE when absent), updated_at;
+  // AP-DL-4: UpdateItem dataset SET byte_length, sha256, header_signature,
+  // etag and fits_checksum (each REMOVEd when absent), updated_at;
   // condition attribute_exists(PK) [AND the fence].
   UpdateOutcome PutFingerprints(
       const DatasetKey& key, const Fingerprints& fingerprints,
