@@ -3,7 +3,8 @@
 # (writing generated/), then builds `novacat` and runs a seed example on a
 # fresh database: the fixture catalog is loaded (`novacat seed`) and a name
 # is taken through initialize_nova -> ingest_new_nova -> refresh_references
-# and discover_spectra_products (`novacat run ... --follow`).
+# and discover_spectra_products -> download_and_validate_spectra (`novacat
+# run ... --follow`; the downloaded spectra land in example.db.objects/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -14,8 +15,13 @@ build/release/generator/novacat-gen specs/*.yaml
 
 db=build/release/example.db
 log=build/release/example.log
-rm -f "$db" "$db-wal" "$db-shm"
+rm -rf "$db" "$db-wal" "$db-shm" "$db.objects"
 build/release/workflows/novacat seed --db "$db"
 echo "novacat run initialize_nova --follow (structured logs in $log):"
 build/release/workflows/novacat run initialize_nova --db "$db" --follow \
   --input '{"candidate_name": "V1500 Cygni"}' 2>"$log"
+echo "novacat jobs --nova d4bbdda3-6824-4e82-b1ce-1b781190fbec (V1500 CYG's runs):"
+build/release/workflows/novacat jobs --db "$db" \
+  --nova d4bbdda3-6824-4e82-b1ce-1b781190fbec
+echo "downloaded spectra (in $db.objects):"
+(cd "$db.objects" && find . -type f | sort)
