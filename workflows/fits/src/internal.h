@@ -8,7 +8,9 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -32,6 +34,22 @@ inline std::string StatusText(int status) {
   char text[FLEN_STATUS] = {};
   fits_get_errstatus(status, text);
   return "cfitsio status " + std::to_string(status) + " (" + text + ")";
+}
+
+// The file opened for reading, or std::runtime_error "<operation>: cannot
+// open <file>[: not a regular file]" (CheckSpectrum's and CheckPhotometry's
+// contract for a file that cannot be read at all).
+inline std::ifstream OpenRegularFile(const std::filesystem::path& file,
+                                     const char* operation) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error))
+    throw std::runtime_error(std::string(operation) + ": cannot open " +
+                             file.string() + ": not a regular file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw std::runtime_error(std::string(operation) + ": cannot open " +
+                             file.string());
+  return in;
 }
 
 inline std::string Trim(std::string_view text) {

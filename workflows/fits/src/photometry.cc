@@ -345,15 +345,7 @@ void ReadFits(const std::filesystem::path& path, PhotometryCheck* result) {
 }  // namespace
 
 PhotometryCheck CheckPhotometry(const std::filesystem::path& file) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) {
-    throw std::runtime_error("CheckPhotometry: cannot open " + file.string() +
-                             ": not a regular file");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw std::runtime_error("CheckPhotometry: cannot open " + file.string());
-  }
+  std::ifstream in = internal::OpenRegularFile(file, "CheckPhotometry");
   // A FITS file is cfitsio's to read; only a CSV file is read whole.
   char head[9] = {};
   in.read(head, sizeof head);

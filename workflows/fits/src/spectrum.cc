@@ -689,19 +689,12 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
 }  // namespace
 
 SpectrumCheck CheckSpectrum(const std::filesystem::path& file) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) {
-    throw std::runtime_error("CheckSpectrum: cannot open " + file.string() +
-                             ": not a regular file");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw std::runtime_error("CheckSpectrum: cannot open " + file.string());
-  }
+  std::ifstream in = internal::OpenRegularFile(file, "CheckSpectrum");
   char head[9] = {};
   in.read(head, sizeof head);
   std::string_view start(head, in.gcount());
   in.close();
+  std::error_code error;
   uintmax_t size = std::filesystem::file_size(file, error);
   if (error) {
     throw std::runtime_error("CheckSpectrum: cannot read the size of " +
