@@ -6,6 +6,7 @@
 #include "download_and_validate_spectra/steps.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -97,8 +98,8 @@ class DownloadStepsTest : public ::testing::Test {
  protected:
   DownloadStepsTest()
       : root_(fs::temp_directory_path() /
-              ("novacat-download-steps-" +
-               std::to_string(reinterpret_cast<uintptr_t>(this)))),
+              ("novacat-download-steps-" + std::to_string(::getpid()) + "-" +
+               std::to_string(++instances_))),
         objects_(root_ / "objects", "novacat-test") {
     fs::remove_all(root_);
     fs::create_directories(root_ / "sources");
@@ -181,6 +182,9 @@ class DownloadStepsTest : public ::testing::Test {
     return !fs::exists(env_.scratch) || fs::is_empty(env_.scratch);
   }
 
+  // Unique per process and per fixture: ctest runs tests in parallel
+  // processes, and heap addresses repeat across processes under ASan.
+  static inline int instances_ = 0;
   fs::path root_;
   int files_ = 0;
   store::MemoryTable table_;
