@@ -102,6 +102,37 @@ domain::NormalizedReference Renormalize(const json& candidate,
   }
 }
 
+// The store's precision of a partial date.
+store::DatePrecision StorePrecision(const domain::PartialDate& date) {
+  switch (date.precision()) {
+    case domain::PartialDate::Precision::kYear:
+      return store::DatePrecision::kYear;
+    case domain::PartialDate::Precision::kMonth:
+      return store::DatePrecision::kMonth;
+    case domain::PartialDate::Precision::kDay:
+      break;
+  }
+  return store::DatePrecision::kDay;
+}
+
+// The partial date of a nova's stored discovery_date (its first day and
+// precision; an item without the precision reads as a day).
+std::optional<domain::PartialDate> StoredDiscoveryDate(const store::Nova& nova,
+                                                       std::string_view where) {
+  if (!nova.discovery_date) return std::nullopt;
+  const std::string text = store::PartialDateText(
+      *nova.discovery_date, nova.discovery_date_precision);
+  std::optional<domain::PartialDate> date = domain::PartialDate::Parse(text);
+  if (!date || date->FirstDay() != *nova.discovery_date) {
+    throw runtime::TerminalError(
+        std::string(where) + ": nova " + nova.nova_id + " has discovery_date " +
+        *nova.discovery_date + " (" +
+        store::DatePrecisionName(nova.discovery_date_precision) +
+        "), which is not a date");
+  }
+  return date;
+}
+
 }  // namespace
 
 std::unique_ptr<RefreshReferencesSteps> MakeSteps(
@@ -204,6 +235,8 @@ UpsertReferenceEntityOutput Steps::UpsertReferenceEntity(
   reference.title = ref.title;
   if (ref.publication_date) {
     reference.publication_date = ref.publication_date->ToIsoDate();
+    reference.publication_date_precision =
+        StorePrecision(*ref.publication_date);
   }
   reference.updated_at = runtime::FormatTimestamp(context.now);
   env_.repository.UpsertReference(reference);
@@ -255,22 +288,15 @@ ComputeDiscoveryDateOutput Steps::ComputeDiscoveryDate(
     throw runtime::TerminalError("invalid nova_id: nova " + nova_id +
                                  " does not exist");
   }
-  std::optional<domain::PartialDate> current;
-  if (nova->discovery_date) {
-    // Stored as YYYY-MM-DD: read back as a day (see steps.hpp).
-    current = domain::PartialDate::Parse(*nova->discovery_date);
-    if (!current) {
-      throw runtime::TerminalError(
-          std::string(kState) + ": nova " + nova_id + " has discovery_date " +
-          *nova->discovery_date + ", which is not a date");
-    }
-  }
+  // Stored as its first day and precision (see steps.hpp).
+  const std::optional<domain::PartialDate> current =
+      StoredDiscoveryDate(*nova, kState);
 
   // AP-REF-3's read: the nova's links. Evidence is this run's linked
   // references, with the role and the exact partial date re-derived from
   // each result's candidate. Earlier runs' references are already in the
   // stored discovery_date (which only ever moves earlier), and the store
-  // keeps neither their role nor their precision.
+  // does not keep their role.
   std::set<std::string> linked;
   for (const store::NovaReference& link :
        env_.repository.ListNovaReferences(nova_id)) {
@@ -345,34 +371,85 @@ UpsertDiscoveryDateMetadataOutput Steps::UpsertDiscoveryDateMetadata(
   const std::string& nova_id = Required(state.nova_id, kState, "nova_id");
   const std::optional<std::string> old_date = Value(state.discovery_date_old);
   const std::optional<std::string> new_date = Value(state.discovery_date_new);
-  if (!new_date || new_date == old_date) {
+  const std::optional<std::string> reference_id =
+      Value(state.earliest_reference_id);
+  if (!new_date) {
     context.Log("discovery_date unchanged: nothing written");
     return {};
   }
-  // ISO dates compare as text in date order. The decision never moves the
-  // date later; refuse rather than ask the store to (it would refuse too).
-  if (!runtime::IsDate(*new_date) || (old_date && !(*new_date < *old_date))) {
+  // The new date's precision: the partial date of the reference that dates
+  // it, when this run reconciled that reference.
+  std::optional<domain::PartialDate> date;
+  if (reference_id && state.reconcile_results) {
+    for (size_t i = 0; i < state.reconcile_results->size() && !date; ++i) {
+      const json& result = (*state.reconcile_results)[i];
+      if (result.value("quarantined", false)) continue;
+      auto id = result.find("reference_id");
+      if (id == result.end() || *id != *reference_id) continue;
+      auto candidate = result.find("candidate");
+      if (candidate == result.end()) continue;
+      const std::string where = std::string(kState) + ": reconcile_results[" +
+                                std::to_string(i) + "]";
+      date = Renormalize(*candidate, where).publication_date;
+      if (!date || date->ToIsoDate() != *new_date) {
+        throw runtime::TerminalError(
+            where + ": reference " + *reference_id + " is dated " +
+            (date ? date->ToString() : "none") + ", not " + *new_date);
+      }
+    }
+  }
+  if (!date) {
+    // No reference of this run dates it: unchanged when equal (no store
+    // access at all), else a day (what the spec's date field says).
+    if (new_date == old_date) {
+      context.Log("discovery_date unchanged: nothing written");
+      return {};
+    }
+    date = domain::PartialDate::Parse(*new_date);
+    if (!date || date->ToIsoDate() != *new_date) {
+      throw runtime::TerminalError(std::string(kState) +
+                                   ": discovery_date_new " + *new_date +
+                                   " is not YYYY-MM-DD");
+    }
+  }
+  // The decision never moves the date later (PartialDate's order); refuse
+  // rather than ask the store to (it would refuse too). The stored date is
+  // the decision's old one when it has the same first day.
+  std::optional<store::Nova> nova = env_.repository.GetNova(nova_id);
+  if (!nova) {
+    throw runtime::TerminalError("invalid nova_id: nova " + nova_id +
+                                 " does not exist");
+  }
+  std::optional<domain::PartialDate> stored =
+      StoredDiscoveryDate(*nova, kState);
+  if (old_date && stored && stored->ToIsoDate() == *old_date &&
+      !date->EarlierThan(*stored) && *date != *stored) {
     throw runtime::TerminalError(std::string(kState) +
                                  ": refusing to change discovery_date from " +
-                                 old_date.value_or("none") + " to " +
-                                 *new_date + " (it only moves earlier)");
+                                 stored->ToString() + " to " +
+                                 date->ToString() + " (it only moves earlier)");
   }
-  const std::string reference_id = Required(Value(state.earliest_reference_id),
-                                            kState, "earliest_reference_id");
-  store::DiscoveryDateResult result =
-      env_.repository.UpdateDiscoveryDate(nova_id, *new_date, reference_id);
+  const std::string& earliest =
+      Required(reference_id, kState, "earliest_reference_id");
+  store::DiscoveryDateResult result = env_.repository.UpdateDiscoveryDate(
+      nova_id, date->ToIsoDate(), earliest, StorePrecision(*date));
   switch (result.status) {
     case store::DiscoveryDateResult::Status::kUpdated:
       context.Log("discovery_date updated",
-                  {{"discovery_date", *new_date},
-                   {"earliest_reference_id", reference_id}});
+                  {{"discovery_date", date->ToString()},
+                   {"earliest_reference_id", earliest}});
       break;
     case store::DiscoveryDateResult::Status::kUnchanged:
-      // A retry whose first write landed (the stored date is ours), or
-      // another run stored a date at least as early meanwhile: either way
-      // the monotonic invariant holds and there is nothing to do.
+      // A retry whose first write landed (the stored date is ours), the
+      // same reference found again, or another run stored a date at least
+      // as early meanwhile: either way the monotonic invariant holds and
+      // there is nothing to do.
       context.Log("discovery_date already as early",
-                  {{"discovery_date", result.discovery_date.value_or("")}});
+                  {{"discovery_date", result.discovery_date
+                                          ? store::PartialDateText(
+                                                *result.discovery_date,
+                                                result.discovery_date_precision)
+                                          : std::string()}});
       break;
     case store::DiscoveryDateResult::Status::kNotFound:
       throw runtime::TerminalError("invalid nova_id: nova " + nova_id +

@@ -14,21 +14,25 @@
 // "irreconcilable_discovery_date: ") followed by the domain library's
 // message.
 //
-// What the store keeps, and what it cannot: the Reference item has
-// source, source_key, title and publication_date as YYYY-MM-DD only (the
-// repository refuses other forms), and no role; the Nova keeps
-// discovery_date as YYYY-MM-DD and discovery_reference_id. So:
+// What the store keeps: the Reference item has source, source_key, title
+// and publication_date as YYYY-MM-DD (the first day of its period) with
+// publication_date_precision (YEAR, MONTH, DAY) beside it, and no role; the
+// Nova keeps discovery_date the same way (discovery_date_precision) and
+// discovery_reference_id. Items without a precision read as DAY. So:
 //   - a reference's publication_date is stored as PartialDate::ToIsoDate
-//     (the first day of its period); the canonical partial text and the
-//     role are logged by NormalizeReference and re-derived from the
-//     candidate (kept in each Map result) by ComputeDiscoveryDate;
-//   - the stored discovery_date is read back as a day (its precision is
-//     not stored). Rule version 1 then only ever replaces it by a date
-//     whose last day is before that day, which is exactly what the
-//     repository's condition (discovery_date > :date) lets through, so the
-//     decision and the write agree; refining a coarse stored date ("1975"
-//     stored as 1975-01-01) to a day inside it is not possible without the
-//     precision in the store.
+//     and its precision; the role is logged by NormalizeReference and
+//     re-derived from the candidate (kept in each Map result) by
+//     ComputeDiscoveryDate;
+//   - the stored discovery_date is read back as the PartialDate it was
+//     ("1975-01-01" YEAR is "1975"), so rule version 1 refines a coarse
+//     date by a more precise one inside it ("1975" -> "1975-08-30") and
+//     never moves it later; the repository's condition is the same order
+//     (store/repository.h, UpdateDiscoveryDate), so the decision and the
+//     write agree;
+//   - the spec's date fields (reference_date, discovery_date_old/new) stay
+//     YYYY-MM-DD: UpsertDiscoveryDateMetadata takes discovery_date_new's
+//     precision from the candidate of earliest_reference_id in
+//     reconcile_results.
 #pragma once
 
 #include <string_view>
@@ -77,11 +81,15 @@ class Steps final : public RefreshReferencesSteps {
       const RefreshReferencesState& state,
       runtime::StepContext& context) override;
 
-  // AP-REF-3's write, only when discovery_date_new differs from
-  // discovery_date_old: UpdateDiscoveryDate (its condition only moves the
-  // date earlier; losing to an earlier date written meanwhile is fine).
-  // Unchanged: no store access at all. TERMINAL when asked to move the date
-  // later or without an earliest_reference_id.
+  // AP-REF-3's write: UpdateDiscoveryDate with discovery_date_new and its
+  // precision (that of earliest_reference_id's candidate in this run's
+  // reconcile_results; a day when this run has no such reference). Its
+  // condition only moves the date earlier in PartialDate's order; losing
+  // to an earlier date written meanwhile is fine. No store access at all
+  // when discovery_date_new is null, or equal to discovery_date_old and not
+  // dated by a reference of this run. TERMINAL when asked to move the
+  // stored date later, without an earliest_reference_id, or when that
+  // reference's date is not discovery_date_new.
   UpsertDiscoveryDateMetadataOutput UpsertDiscoveryDateMetadata(
       const RefreshReferencesState& state,
       runtime::StepContext& context) override;

@@ -454,8 +454,8 @@ TEST_F(RefreshReferencesStepsTest, DiscoveryDateIsNeverMovedLater) {
   EXPECT_EQ(repository_.GetNova(kGkPer)->discovery_date, "1901-02-22");
 }
 
-TEST_F(RefreshReferencesStepsTest, CoarseStoredDateIsReadBackAsItsFirstDay) {
-  // Only the photometry paper dated "1975": stored as 1975-01-01.
+TEST_F(RefreshReferencesStepsTest, YearOnlyDateIsRefinedByADayWithinIt) {
+  // Only the photometry paper dated "1975": stored as 1975-01-01, YEAR.
   RefreshReferencesState state;
   state.nova_id = kV1500Cyg;
   state.reconcile_results =
@@ -464,17 +464,74 @@ TEST_F(RefreshReferencesStepsTest, CoarseStoredDateIsReadBackAsItsFirstDay) {
                                        {"publication_date", "1975"},
                                        {"role", "PHOTOMETRY"}}});
   state = Compute(state);
+  EXPECT_EQ(state.discovery_date_old, kNull);
   EXPECT_EQ(state.discovery_date_new, "1975-01-01");
   EXPECT_EQ(state.earliest_reference_id, kPhotometryId);
   steps_.UpsertDiscoveryDateMetadata(state, context_);
+  std::optional<store::Nova> nova = repository_.GetNova(kV1500Cyg);
+  ASSERT_TRUE(nova);
+  EXPECT_EQ(nova->discovery_date, "1975-01-01");
+  EXPECT_EQ(nova->discovery_date_precision, store::DatePrecision::kYear);
+  EXPECT_EQ(nova->discovery_reference_id, kPhotometryId);
+  store::Reference photometry = repository_.ListReferences(kV1500Cyg).at(0);
+  EXPECT_EQ(photometry.publication_date, "1975-01-01");
+  EXPECT_EQ(photometry.publication_date_precision, store::DatePrecision::kYear);
 
-  // The store keeps no precision: 1975-01-01 is read back as that day, so
-  // the circular of 1975-08-30 cannot refine it (and it is never moved
-  // later).
+  // The fixture's circular of 1975-08-30 lies within 1975: it refines the
+  // stored "1975" (1975-01-01 read back as the year, not as that day).
   RefreshReferencesState refresh = Compute(Reconcile(kV1500Cyg));
   EXPECT_EQ(refresh.discovery_date_old, "1975-01-01");
-  EXPECT_EQ(refresh.discovery_date_new, "1975-01-01");
-  EXPECT_EQ(refresh.earliest_reference_id, kPhotometryId);
+  EXPECT_EQ(refresh.discovery_date_new, "1975-08-30");
+  EXPECT_EQ(refresh.earliest_reference_id, kCircularId);
+  steps_.UpsertDiscoveryDateMetadata(refresh, context_);
+  nova = repository_.GetNova(kV1500Cyg);
+  ASSERT_TRUE(nova);
+  EXPECT_EQ(nova->discovery_date, "1975-08-30");
+  EXPECT_EQ(nova->discovery_date_precision, store::DatePrecision::kDay);
+  EXPECT_EQ(nova->discovery_reference_id, kCircularId);
+
+  // The year-only photometry paper again: it does not coarsen it back.
+  RefreshReferencesState again = state;
+  again = Compute(again);
+  EXPECT_EQ(again.discovery_date_old, "1975-08-30");
+  EXPECT_EQ(again.discovery_date_new, "1975-08-30");
+  const std::vector<store::Item> before = table_.Scan();
+  steps_.UpsertDiscoveryDateMetadata(again, context_);
+  EXPECT_EQ(table_.Scan(), before);
+  // Nor asked directly (a stale decision that the stored "1975-08-30" is
+  // refined by "1975"): TERMINAL, nothing written.
+  RefreshReferencesState later = state;
+  later.discovery_date_old = "1975-08-30";
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [&] { steps_.UpsertDiscoveryDateMetadata(later, context_); },
+      "UpsertDiscoveryDateMetadata: refusing to change discovery_date from "
+      "1975-08-30 to 1975 (it only moves earlier)"));
+  EXPECT_EQ(table_.Scan(), before);
+}
+
+TEST_F(RefreshReferencesStepsTest, ReferenceDateIsRefinedNeverCoarsened) {
+  const json year = {{"source", "ADS"},
+                     {"bibcode", "1975IBVS.1050....1W"},
+                     {"publication_date", "1975"},
+                     {"role", "PHOTOMETRY"}};
+  json day = year;
+  day["publication_date"] = "1975-08-30";
+  ReconcileCandidates(kV1500Cyg, {year});
+  std::vector<store::Reference> refs = repository_.ListReferences(kV1500Cyg);
+  ASSERT_EQ(refs.size(), 1u);
+  EXPECT_EQ(store::PartialDateText(*refs[0].publication_date,
+                                   refs[0].publication_date_precision),
+            "1975");
+  ReconcileCandidates(kV1500Cyg, {day});
+  refs = repository_.ListReferences(kV1500Cyg);
+  EXPECT_EQ(store::PartialDateText(*refs.at(0).publication_date,
+                                   refs.at(0).publication_date_precision),
+            "1975-08-30");
+  ReconcileCandidates(kV1500Cyg, {year});
+  refs = repository_.ListReferences(kV1500Cyg);
+  EXPECT_EQ(store::PartialDateText(*refs.at(0).publication_date,
+                                   refs.at(0).publication_date_precision),
+            "1975-08-30");
 }
 
 TEST_F(RefreshReferencesStepsTest, OneReferenceWithTwoDatesIsIrreconcilable) {

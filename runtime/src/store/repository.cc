@@ -164,6 +164,52 @@ void SetOrRemove(Update& update, const char* name,
     update.remove.push_back(name);
 }
 
+// A stored date's precision: absent (items written before the attribute
+// existed) reads as DAY.
+DatePrecision ReadDatePrecision(ObjectReader& reader, const char* name) {
+  auto s = reader.String(name, Rules{}.OneOf({"YEAR", "MONTH", "DAY"}));
+  return s ? ParseDatePrecision(*s).value_or(DatePrecision::kDay)
+           : DatePrecision::kDay;
+}
+
+// A date written with its precision: YYYY-MM-DD, and the first day of its
+// year (YEAR) or month (MONTH).
+void CheckPartialDate(const char* operation, const char* name,
+                      const std::string& date, DatePrecision precision) {
+  bool ok = runtime::IsDate(date);
+  if (ok && precision == DatePrecision::kYear)
+    ok = date.compare(4, 6, "-01-01") == 0;
+  if (ok && precision == DatePrecision::kMonth)
+    ok = date.compare(7, 3, "-01") == 0;
+  if (!ok)
+    throw TerminalError(std::string(operation) + ": " + name +
+                        " must be YYYY-MM-DD, the first day of its " +
+                        DatePrecisionName(precision) + " (got '" + date + "')");
+}
+
+// Whether the stored precision attribute `name` is `precision` (an absent
+// attribute is DAY).
+Condition PrecisionIs(const char* name, DatePrecision precision) {
+  Condition is = Condition::Eq(name, DatePrecisionName(precision));
+  if (precision != DatePrecision::kDay) return is;
+  return Condition::Or({is, Condition::NotExists(name)});
+}
+
+// The last day of a dated period as text that compares correctly with any
+// YYYY-MM-DD: a MONTH's is "YYYY-MM-31" (no date of the month is later).
+std::string LastDayBound(const std::string& first_day,
+                         DatePrecision precision) {
+  switch (precision) {
+    case DatePrecision::kYear:
+      return first_day.substr(0, 4) + "-12-31";
+    case DatePrecision::kMonth:
+      return first_day.substr(0, 7) + "-31";
+    case DatePrecision::kDay:
+      break;
+  }
+  return first_day;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -226,6 +272,38 @@ std::optional<ValidationStatus> ParseValidationStatus(std::string_view name) {
         ValidationStatus::kTerminalInvalid, ValidationStatus::kRetryableError})
     if (name == ValidationStatusName(s)) return s;
   return std::nullopt;
+}
+
+const char* DatePrecisionName(DatePrecision precision) {
+  switch (precision) {
+    case DatePrecision::kYear:
+      return "YEAR";
+    case DatePrecision::kMonth:
+      return "MONTH";
+    case DatePrecision::kDay:
+      return "DAY";
+  }
+  return "DAY";
+}
+
+std::optional<DatePrecision> ParseDatePrecision(std::string_view name) {
+  for (auto p :
+       {DatePrecision::kYear, DatePrecision::kMonth, DatePrecision::kDay})
+    if (name == DatePrecisionName(p)) return p;
+  return std::nullopt;
+}
+
+std::string PartialDateText(std::string_view first_day,
+                            DatePrecision precision) {
+  switch (precision) {
+    case DatePrecision::kYear:
+      return std::string(first_day.substr(0, 4));
+    case DatePrecision::kMonth:
+      return std::string(first_day.substr(0, 7));
+    case DatePrecision::kDay:
+      break;
+  }
+  return std::string(first_day);
 }
 
 const char* CreateResultName(CreateResult result) {
@@ -336,6 +414,9 @@ Item Nova::ToItem() const {
   item["status"] = status;
   item["created_at"] = created_at;
   PutOptional(item, "discovery_date", discovery_date);
+  if (discovery_date)
+    item["discovery_date_precision"] =
+        DatePrecisionName(discovery_date_precision);
   PutOptional(item, "discovery_reference_id", discovery_reference_id);
   PutOptional(item, "ingest_status", ingest_status);
   PutOptional(item, "last_ingest_at", last_ingest_at);
@@ -358,6 +439,8 @@ Parsed<Nova> Nova::FromItem(const Item& item) {
   Text(reader, "status", nova.status);
   Text(reader, "created_at", nova.created_at);
   nova.discovery_date = reader.Date("discovery_date", Rules{});
+  nova.discovery_date_precision =
+      ReadDatePrecision(reader, "discovery_date_precision");
   nova.discovery_reference_id = reader.String("discovery_reference_id", {});
   nova.ingest_status = reader.String("ingest_status", Rules{});
   nova.last_ingest_at = reader.String("last_ingest_at", Rules{});
@@ -432,6 +515,9 @@ Item Reference::ToItem() const {
   item["source_key"] = source_key;
   PutOptional(item, "title", title);
   PutOptional(item, "publication_date", publication_date);
+  if (publication_date)
+    item["publication_date_precision"] =
+        DatePrecisionName(publication_date_precision);
   item["updated_at"] = updated_at;
   return item;
 }
@@ -448,6 +534,8 @@ Parsed<Reference> Reference::FromItem(const Item& item) {
   Text(reader, "source_key", reference.source_key);
   reference.title = reader.String("title", Rules{});
   reference.publication_date = reader.Date("publication_date", Rules{});
+  reference.publication_date_precision =
+      ReadDatePrecision(reader, "publication_date_precision");
   Text(reader, "updated_at", reference.updated_at);
   if (result.errors.empty()) result.value = std::move(reference);
   return result;
@@ -784,11 +872,43 @@ void Repository::UpsertReference(const Reference& reference) {
   CheckText(op, "source", reference.source);
   CheckText(op, "source_key", reference.source_key);
   CheckText(op, "updated_at", reference.updated_at);
-  if (reference.publication_date &&
-      !runtime::IsDate(*reference.publication_date))
-    throw TerminalError(std::string(op) +
-                        ": publication_date must be YYYY-MM-DD");
-  table_.PutItem(reference.ToItem(), std::nullopt);
+  if (reference.publication_date)
+    CheckPartialDate(op, "publication_date", *reference.publication_date,
+                     reference.publication_date_precision);
+  // The stored date the new one would coarsen (see the header).
+  const char* kDate = "publication_date";
+  const char* kPrecision = "publication_date_precision";
+  std::optional<Condition> coarsens = Condition::Exists(kDate);
+  if (reference.publication_date) {
+    const std::string& first = *reference.publication_date;
+    const DatePrecision p = reference.publication_date_precision;
+    Condition inside =
+        Condition::And({Condition::Ge(kDate, first),
+                        Condition::Le(kDate, LastDayBound(first, p))});
+    if (p == DatePrecision::kYear)
+      coarsens = Condition::And(
+          {Condition::Not(PrecisionIs(kPrecision, DatePrecision::kYear)),
+           inside});
+    else if (p == DatePrecision::kMonth)
+      coarsens = Condition::And(
+          {PrecisionIs(kPrecision, DatePrecision::kDay), inside});
+    else
+      coarsens.reset();  // a day coarsens nothing
+  }
+  if (!coarsens) {
+    table_.PutItem(reference.ToItem(), std::nullopt);
+    return;
+  }
+  if (table_.PutItem(reference.ToItem(), Condition::Not(*coarsens)).applied())
+    return;
+  // The stored date is more precise: everything but the date is written.
+  Update update;
+  update.set["source"] = reference.source;
+  update.set["source_key"] = reference.source_key;
+  SetOrRemove(update, "title", reference.title);
+  update.set["updated_at"] = reference.updated_at;
+  table_.UpdateItem(ReferenceKey(reference.nova_id, reference.reference_id),
+                    update, std::nullopt);
 }
 
 std::vector<Reference> Repository::ListReferences(std::string_view nova_id) {
@@ -821,25 +941,46 @@ std::vector<NovaReference> Repository::ListNovaReferences(
 
 DiscoveryDateResult Repository::UpdateDiscoveryDate(
     std::string_view nova_id, const std::string& date,
-    const std::string& reference_id) {
+    const std::string& reference_id, DatePrecision precision) {
   const char* op = "UpdateDiscoveryDate";
   CheckPart(op, "nova_id", nova_id);
   CheckPart(op, "reference_id", reference_id);
-  if (!runtime::IsDate(date))
-    throw TerminalError(std::string(op) + ": date must be YYYY-MM-DD (got '" +
-                        date + "')");
+  CheckPartialDate(op, "date", date, precision);
+  const char* kDate = "discovery_date";
+  const char* kPrecision = "discovery_date_precision";
   Update update;
-  update.set["discovery_date"] = date;
+  update.set[kDate] = date;
+  update.set[kPrecision] = DatePrecisionName(precision);
   update.set["discovery_reference_id"] = reference_id;
-  Condition condition =
-      Condition::And({Condition::Exists("PK"),
-                      Condition::Or({Condition::NotExists("discovery_date"),
-                                     Condition::Gt("discovery_date", date)})});
+  // domain::PartialDate's order, by the stored precision (see the header).
+  const std::string last = LastDayBound(date, precision);
+  const std::string month_first = last.substr(0, 7) + "-01";
+  const std::string year_first = last.substr(0, 4) + "-01-01";
+  std::vector<Condition> earlier = {
+      Condition::NotExists(kDate),
+      Condition::And({PrecisionIs(kPrecision, DatePrecision::kDay),
+                      Condition::Gt(kDate, last)})};
+  std::vector<Condition> month = {Condition::Gt(kDate, month_first)};
+  if (precision == DatePrecision::kDay)
+    month.push_back(Condition::Eq(kDate, month_first));
+  earlier.push_back(
+      Condition::And({PrecisionIs(kPrecision, DatePrecision::kMonth),
+                      Condition::Or(std::move(month))}));
+  std::vector<Condition> year = {Condition::Gt(kDate, year_first)};
+  if (precision != DatePrecision::kYear)
+    year.push_back(Condition::Eq(kDate, year_first));
+  earlier.push_back(
+      Condition::And({PrecisionIs(kPrecision, DatePrecision::kYear),
+                      Condition::Or(std::move(year))}));
+  Condition condition = Condition::And(
+      {Condition::Exists("PK"), Condition::Or(std::move(earlier))});
   WriteResult write = table_.UpdateItem(NovaKey(nova_id), update, condition);
-  if (write.applied()) return {DiscoveryDateResult::Status::kUpdated, date};
+  if (write.applied())
+    return {DiscoveryDateResult::Status::kUpdated, date, precision};
   std::optional<Nova> nova = GetNova(nova_id);
   if (!nova) return {DiscoveryDateResult::Status::kNotFound, std::nullopt};
-  return {DiscoveryDateResult::Status::kUnchanged, nova->discovery_date};
+  return {DiscoveryDateResult::Status::kUnchanged, nova->discovery_date,
+          nova->discovery_date_precision};
 }
 
 // ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@
 #include "backends.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/json_reader.h"
+#include "novacat/runtime/testing/throws.h"
 #include "novacat/store/table_record_store.h"
 #include "race.h"
 
@@ -500,6 +501,7 @@ TEST_P(RepositoryTest, ReferencesAndLinks) {
                   {"source_key", "1975IAUC.2826....1W"},
                   {"title", "Nova Cygni 1975"},
                   {"publication_date", "1975-08-29"},
+                  {"publication_date_precision", "DAY"},
                   {"updated_at", kT0}}));
   // An upsert replaces.
   ref.title.reset();
@@ -558,6 +560,184 @@ TEST_P(RepositoryTest, DiscoveryDateOnlyMovesEarlier) {
   EXPECT_EQ(Get(NovaPk(kNova), "META"), expected.ToItem());
   EXPECT_THROW(repo().UpdateDiscoveryDate(kNova, "1975-8-1", "ref-1"),
                TerminalError);
+}
+
+TEST_P(RepositoryTest, PublicationDateKeepsItsPrecisionAndIsNeverCoarsened) {
+  using P = DatePrecision;
+  Reference ref{kNova,        "ref-1",      "bibcode", "1975IBVS.1050....1W",
+                "Photometry", "1975-01-01", kT0};
+  ref.publication_date_precision = P::kYear;
+  repo().UpsertReference(ref);
+  EXPECT_EQ(Get(NovaPk(kNova), "REF#ref-1"),
+            (Item{{"PK", NovaPk(kNova)},
+                  {"SK", "REF#ref-1"},
+                  {"entity", "Reference"},
+                  {"nova_id", kNova},
+                  {"reference_id", "ref-1"},
+                  {"source", "bibcode"},
+                  {"source_key", "1975IBVS.1050....1W"},
+                  {"title", "Photometry"},
+                  {"publication_date", "1975-01-01"},
+                  {"publication_date_precision", "YEAR"},
+                  {"updated_at", kT0}}));
+  EXPECT_EQ(repo().ListReferences(kNova), std::vector<Reference>{ref});
+  EXPECT_EQ(PartialDateText("1975-01-01", P::kYear), "1975");
+
+  // A day within 1975 refines it.
+  Reference day = ref;
+  day.publication_date = "1975-08-30";
+  day.publication_date_precision = P::kDay;
+  day.updated_at = kT1;
+  repo().UpsertReference(day);
+  EXPECT_EQ(repo().ListReferences(kNova), std::vector<Reference>{day});
+
+  // "1975" and "1975-08" again do not coarsen it; the rest is written.
+  Reference coarse = ref;
+  coarse.title.reset();
+  coarse.updated_at = "2026-11-25T14:00:00Z";
+  repo().UpsertReference(coarse);
+  Reference kept = day;
+  kept.title.reset();
+  kept.updated_at = coarse.updated_at;
+  EXPECT_EQ(repo().ListReferences(kNova), std::vector<Reference>{kept});
+  coarse.publication_date = "1975-08-01";
+  coarse.publication_date_precision = P::kMonth;
+  repo().UpsertReference(coarse);
+  EXPECT_EQ(repo().ListReferences(kNova), std::vector<Reference>{kept});
+  // Undated does not erase it either.
+  coarse.publication_date.reset();
+  repo().UpsertReference(coarse);
+  EXPECT_EQ(repo().ListReferences(kNova), std::vector<Reference>{kept});
+
+  // A disjoint date replaces it, as any upsert does (the latest wins).
+  Reference disjoint = ref;
+  disjoint.publication_date = "1976-03-01";
+  disjoint.publication_date_precision = P::kMonth;
+  repo().UpsertReference(disjoint);
+  EXPECT_EQ(repo().ListReferences(kNova), std::vector<Reference>{disjoint});
+
+  // A date that is not its precision's first day is refused.
+  Reference bad = ref;
+  bad.publication_date = "1975-08-30";
+  EXPECT_TRUE(runtime::testing::Throws<TerminalError>(
+      [&] { repo().UpsertReference(bad); },
+      "UpsertReference: publication_date must be YYYY-MM-DD, the first day "
+      "of its YEAR (got '1975-08-30')"));
+}
+
+TEST_P(RepositoryTest, ItemsWithoutAPrecisionReadAsADay) {
+  // Written before the precision attributes existed.
+  Item ref{{"PK", NovaPk(kNova)},
+           {"SK", "REF#ref-1"},
+           {"entity", "Reference"},
+           {"nova_id", kNova},
+           {"reference_id", "ref-1"},
+           {"source", "bibcode"},
+           {"source_key", "1975IAUC.2826....1H"},
+           {"publication_date", "1975-01-01"},
+           {"updated_at", kT0}};
+  table().PutItem(ref, std::nullopt);
+  Reference expected{
+      kNova,        "ref-1",      "bibcode", "1975IAUC.2826....1H",
+      std::nullopt, "1975-01-01", kT0};
+  EXPECT_EQ(repo().ListReferences(kNova), std::vector<Reference>{expected});
+  EXPECT_EQ(expected.publication_date_precision, DatePrecision::kDay);
+  // As a day, "1975" does not coarsen it.
+  Reference year = expected;
+  year.publication_date_precision = DatePrecision::kYear;
+  year.updated_at = kT1;
+  repo().UpsertReference(year);
+  expected.updated_at = kT1;
+  EXPECT_EQ(repo().ListReferences(kNova), std::vector<Reference>{expected});
+
+  Item nova = MakeNova(kNova).ToItem();
+  nova["discovery_date"] = "1975-01-01";
+  table().PutItem(nova, std::nullopt);
+  Nova read = *repo().GetNova(kNova);
+  EXPECT_EQ(read.discovery_date, "1975-01-01");
+  EXPECT_EQ(read.discovery_date_precision, DatePrecision::kDay);
+  // A day: 1975-08-30 is later, "1975" (ends 1975-12-31) too.
+  DiscoveryDateResult r = repo().UpdateDiscoveryDate(
+      kNova, "1975-08-30", "ref-2", DatePrecision::kDay);
+  EXPECT_EQ(r.status, DiscoveryDateResult::Status::kUnchanged);
+  r = repo().UpdateDiscoveryDate(kNova, "1975-01-01", "ref-2",
+                                 DatePrecision::kYear);
+  EXPECT_EQ(r.status, DiscoveryDateResult::Status::kUnchanged);
+  EXPECT_EQ(r.discovery_date, "1975-01-01");
+  EXPECT_EQ(r.discovery_date_precision, DatePrecision::kDay);
+}
+
+TEST_P(RepositoryTest, DiscoveryDateIsRefinedInPartialDateOrder) {
+  using D = DiscoveryDateResult::Status;
+  using P = DatePrecision;
+  repo().CreateNova(MakeNova(kNova));
+  DiscoveryDateResult r =
+      repo().UpdateDiscoveryDate(kNova, "1975-01-01", "ref-1", P::kYear);
+  EXPECT_EQ(r.status, D::kUpdated);
+  Nova expected = MakeNova(kNova);
+  expected.discovery_date = "1975-01-01";
+  expected.discovery_date_precision = P::kYear;
+  expected.discovery_reference_id = "ref-1";
+  EXPECT_EQ(repo().GetNova(kNova), expected);
+  EXPECT_EQ(Get(NovaPk(kNova), "META")->at("discovery_date_precision"), "YEAR");
+  // "1975" again, or a later year: unchanged.
+  EXPECT_EQ(
+      repo().UpdateDiscoveryDate(kNova, "1975-01-01", "ref-9", P::kYear).status,
+      D::kUnchanged);
+  EXPECT_EQ(
+      repo().UpdateDiscoveryDate(kNova, "1976-01-01", "ref-9", P::kDay).status,
+      D::kUnchanged);
+  // "1975-12" ends on the same day and is more precise: it refines; then
+  // "1975-08-30" (ends earlier) and "1975-08-29".
+  EXPECT_EQ(repo()
+                .UpdateDiscoveryDate(kNova, "1975-12-01", "ref-2", P::kMonth)
+                .status,
+            D::kUpdated);
+  r = repo().UpdateDiscoveryDate(kNova, "1975-08-30", "ref-3", P::kDay);
+  EXPECT_EQ(r.status, D::kUpdated);
+  EXPECT_EQ(r.discovery_date, "1975-08-30");
+  EXPECT_EQ(r.discovery_date_precision, P::kDay);
+  // Never coarsened back: "1975" and "1975-08" end later.
+  r = repo().UpdateDiscoveryDate(kNova, "1975-01-01", "ref-1", P::kYear);
+  EXPECT_EQ(r.status, D::kUnchanged);
+  EXPECT_EQ(r.discovery_date, "1975-08-30");
+  EXPECT_EQ(r.discovery_date_precision, P::kDay);
+  EXPECT_EQ(repo()
+                .UpdateDiscoveryDate(kNova, "1975-08-01", "ref-1", P::kMonth)
+                .status,
+            D::kUnchanged);
+  expected.discovery_date = "1975-08-30";
+  expected.discovery_date_precision = P::kDay;
+  expected.discovery_reference_id = "ref-3";
+  EXPECT_EQ(repo().GetNova(kNova), expected);
+
+  // A stored month: a day on its last day refines it, the month itself
+  // does not, an earlier month moves it.
+  repo().CreateNova(MakeNova(kNova2));
+  EXPECT_EQ(repo()
+                .UpdateDiscoveryDate(kNova2, "1975-02-01", "ref-1", P::kMonth)
+                .status,
+            D::kUpdated);
+  EXPECT_EQ(repo()
+                .UpdateDiscoveryDate(kNova2, "1975-02-01", "ref-1", P::kMonth)
+                .status,
+            D::kUnchanged);
+  EXPECT_EQ(
+      repo().UpdateDiscoveryDate(kNova2, "1975-03-01", "ref-1", P::kDay).status,
+      D::kUnchanged);
+  EXPECT_EQ(
+      repo().UpdateDiscoveryDate(kNova2, "1975-02-28", "ref-2", P::kDay).status,
+      D::kUpdated);
+  EXPECT_EQ(repo()
+                .UpdateDiscoveryDate(kNova2, "1975-01-01", "ref-3", P::kMonth)
+                .status,
+            D::kUpdated);
+  EXPECT_TRUE(runtime::testing::Throws<TerminalError>(
+      [&] {
+        repo().UpdateDiscoveryDate(kNova2, "1975-08-30", "ref-1", P::kMonth);
+      },
+      "UpdateDiscoveryDate: date must be YYYY-MM-DD, the first day of its "
+      "MONTH (got '1975-08-30')"));
 }
 
 // --- AP-DISC-1..4 -----------------------------------------------------------

@@ -119,6 +119,22 @@ Key NovaPositionKey(double dec_deg, std::string_view nova_id);
 // index attributes, then the fields; absent optionals are omitted) and
 // FromItem() reads it back, errors naming the attribute ($.dec_deg ...).
 
+// How precise a stored date is. Dates are stored as YYYY-MM-DD (the first
+// day of their period, the spec's `date` form) with the precision beside
+// them: YEAR "1975-01-01" is 1975, MONTH "1975-08-01" is 1975-08, DAY
+// "1975-08-30" is that day. An item written without the precision
+// attribute (before it existed) reads as DAY. A YEAR date must be the
+// year's first day and a MONTH date the month's (writes refuse others).
+enum class DatePrecision { kYear, kMonth, kDay };
+// YEAR, MONTH, DAY.
+const char* DatePrecisionName(DatePrecision precision);
+std::optional<DatePrecision> ParseDatePrecision(std::string_view name);
+// The canonical partial-date text (domain::PartialDate::ToString's form) of
+// a stored date: ("1975-01-01", kYear) -> "1975", ("1975-08-01", kMonth) ->
+// "1975-08", ("1975-08-30", kDay) -> "1975-08-30".
+std::string PartialDateText(std::string_view first_day,
+                            DatePrecision precision);
+
 struct Nova {
   std::string nova_id;               // UUID
   std::string primary_name;          // as published ("V1500 Cyg")
@@ -134,6 +150,9 @@ struct Nova {
   std::optional<std::string> ingest_status;
   std::optional<std::string> last_ingest_at;
   std::optional<std::string> last_ingest_job_run_id;
+  // discovery_date's precision (attribute discovery_date_precision, written
+  // with discovery_date; absent reads as DAY).
+  DatePrecision discovery_date_precision = DatePrecision::kDay;
 
   Item ToItem() const;
   static runtime::Parsed<Nova> FromItem(const Item& item);
@@ -169,8 +188,11 @@ struct Reference {
   std::string source;      // "ADS", ...
   std::string source_key;  // the source's id (a bibcode, ...)
   std::optional<std::string> title;
-  std::optional<std::string> publication_date;  // YYYY-MM-DD
+  std::optional<std::string> publication_date;  // YYYY-MM-DD, first day
   std::string updated_at;
+  // publication_date's precision (attribute publication_date_precision,
+  // written with publication_date; absent reads as DAY).
+  DatePrecision publication_date_precision = DatePrecision::kDay;
 
   Item ToItem() const;
   static runtime::Parsed<Reference> FromItem(const Item& item);
@@ -317,10 +339,13 @@ struct DiscoveryDateResult {
   enum class Status {
     kUpdated,    // discovery_date was absent or later: now `discovery_date`
     kUnchanged,  // the stored date is earlier or equal: nothing written
+                 // (earlier in domain::PartialDate's order, see
+                 // UpdateDiscoveryDate)
     kNotFound,   // no such nova
   };
   Status status = Status::kUpdated;
   std::optional<std::string> discovery_date;  // the stored date afterwards
+  DatePrecision discovery_date_precision = DatePrecision::kDay;  // its
 };
 
 struct LeaseResult {
@@ -481,8 +506,19 @@ class Repository {
 
   // --- refresh_references -------------------------------------------------
 
-  // AP-REF-1: PutItem Reference PK=NOVA#<nova_id> SK=REF#<reference_id>, no
-  // condition (an upsert; a retry rewrites the same item).
+  // AP-REF-1: PutItem Reference PK=NOVA#<nova_id> SK=REF#<reference_id>,
+  // an upsert that never coarsens the stored publication date. Condition:
+  // NOT (the stored date lies strictly inside the new one's period and is
+  // more precise: "1975-08-30" stored, "1975" or "1975-08" given; or the
+  // new reference is undated and the stored one is dated). When that
+  // condition fails, the item is updated without its date (SET source,
+  // source_key, updated_at, title or REMOVE title), so the more precise
+  // stored date stays. Otherwise the item is replaced: a more precise date
+  // inside the stored one refines it ("1975" -> "1975-08-30"), a date
+  // disjoint from it replaces it (the latest reconciliation wins), as does
+  // anything on an absent or undated item. A retry rewrites the same item.
+  // Throws TerminalError for a date that is not YYYY-MM-DD or not its
+  // precision's first day.
   void UpsertReference(const Reference& reference);
   // Query PK=NOVA#<nova_id>, begins_with(SK, "REF#"): by reference_id.
   std::vector<Reference> ListReferences(std::string_view nova_id);
@@ -499,15 +535,27 @@ class Repository {
 
   // AP-REF-3's write, monotonic earlier (refresh_references' invariant):
   // UpdateItem PK=NOVA#<nova_id> SK=META SET discovery_date,
-  // discovery_reference_id, condition attribute_exists(PK) AND
-  // (attribute_not_exists(discovery_date) OR discovery_date > :date).
-  // YYYY-MM-DD compares as text in date order. On the condition failure the
-  // nova is read: absent -> kNotFound, else kUnchanged with the stored date.
-  // A retry after a landed write answers kUnchanged with discovery_date ==
-  // `date` (the caller compares, if it needs to know).
-  DiscoveryDateResult UpdateDiscoveryDate(std::string_view nova_id,
-                                          const std::string& date,
-                                          const std::string& reference_id);
+  // discovery_date_precision, discovery_reference_id, condition
+  // attribute_exists(PK) AND (attribute_not_exists(discovery_date) OR the
+  // new date is earlier than the stored one in domain::PartialDate's order:
+  // its last day is earlier, or on the same last day it is more precise).
+  // With N the new date's last day, that is, by the stored precision
+  // (YYYY-MM-DD compares as text in date order):
+  //   DAY (or absent):  discovery_date > N
+  //   MONTH:  discovery_date > N's month's first day, or == it and the new
+  //           date is a DAY
+  //   YEAR:   discovery_date > N's year's first day, or == it and the new
+  //           date is a MONTH or a DAY
+  // so a stored YEAR 1975 is refined by 1975-08-30, and never moved later.
+  // On the condition failure the nova is read: absent -> kNotFound, else
+  // kUnchanged with the stored date. A retry after a landed write answers
+  // kUnchanged with discovery_date == `date` (the caller compares, if it
+  // needs to know). Throws TerminalError for a date that is not YYYY-MM-DD
+  // or not its precision's first day.
+  DiscoveryDateResult UpdateDiscoveryDate(
+      std::string_view nova_id, const std::string& date,
+      const std::string& reference_id,
+      DatePrecision precision = DatePrecision::kDay);
 
   // --- discover_spectra_products ------------------------------------------
 
