@@ -58,6 +58,7 @@ class SpecChecker {
     CheckLogging();
     CheckScenarios();
     CheckSchedules();
+    CheckObjectCreatedTriggers();
   }
 
  private:
@@ -1301,6 +1302,64 @@ class SpecChecker {
                 fmt::format("the schedule's input lacks '{}', a required "
                             "field of input event '{}'",
                             f.name, input->name));
+      }
+    }
+  }
+
+  // An `object_created` trigger: its `object_created: {prefix}`, a bucket
+  // to listen to (the catalog's, which the stack has only for a spec with
+  // `object_store`), and an input event the stack's rule can fill from S3's
+  // event: bucket, key and etag as required strings, byte_length (when
+  // declared) an integer, and no other required field.
+  void CheckObjectCreatedTriggers() {
+    for (const auto& t : spec_.triggers) {
+      if (t.object_created && t.kind != "object_created") {
+        Error(t.object_created->location, "object-created-trigger-kind",
+              fmt::format("only an 'object_created' trigger has "
+                          "object_created; this trigger is '{}'",
+                          t.kind));
+        continue;
+      }
+      if (t.kind != "object_created") continue;
+      if (!t.object_created) {
+        Error(t.location, "object-created-missing",
+              fmt::format("the object_created trigger of '{}' says no "
+                          "objects: add object_created: {{prefix: <key "
+                          "prefix>}}",
+                          spec_.workflow));
+        continue;
+      }
+      if (spec_.object_store.empty())
+        Error(t.object_created->location, "object-created-bucket",
+              fmt::format("the object_created trigger of '{}' listens to "
+                          "the catalog's bucket, which the workflow does "
+                          "not use: add object_store: read (or read_write)",
+                          spec_.workflow));
+      const EventDef* input = spec_.FindEvent(spec_.input_event);
+      if (!input) continue;
+      for (const char* name : {"bucket", "key", "etag"}) {
+        const Field* f = input->FindField(name);
+        if (!f || f->kind != FieldKind::kString || !f->required)
+          Error(t.object_created->location, "object-created-input",
+                fmt::format("the object_created trigger fills '{}' from "
+                            "S3's event, so input event '{}' must declare "
+                            "it as a required string",
+                            name, input->name));
+      }
+      if (const Field* f = input->FindField("byte_length");
+          f && f->kind != FieldKind::kInteger)
+        Error(t.object_created->location, "object-created-input",
+              fmt::format("the object_created trigger fills 'byte_length' "
+                          "with the object's size, so input event '{}' "
+                          "must declare it as an integer",
+                          input->name));
+      for (const auto& f : input->fields) {
+        if (f.required && f.name != "bucket" && f.name != "key" &&
+            f.name != "etag")
+          Error(t.object_created->location, "object-created-input",
+                fmt::format("input event '{}' requires '{}', which S3's "
+                            "event does not give",
+                            input->name, f.name));
       }
     }
   }

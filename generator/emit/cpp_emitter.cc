@@ -638,7 +638,7 @@ class CppBuilder {
     size_t at = 0;
     auto literal = [&](const std::string& text) {
       if (!text.empty())
-        body += fmt::format("  key += \"{}\";\n", CppStringLiteral(text));
+        body += fmt::format("  key_ += \"{}\";\n", CppStringLiteral(text));
     };
     for (const auto& p : Placeholders(key)) {
       literal(key.substr(at, p.offset - at));
@@ -657,8 +657,8 @@ class CppBuilder {
                   std::string(integer ? "int64_t " : "std::string_view ") +
                   p.name;
       }
-      body += integer ? fmt::format("  key += std::to_string({});\n", p.name)
-                      : fmt::format("  key += {};\n", p.name);
+      body += integer ? fmt::format("  key_ += std::to_string({});\n", p.name)
+                      : fmt::format("  key_ += {};\n", p.name);
     }
     literal(key.substr(std::min(at, key.size())));
     if (!body.empty() && body.back() == '\n') body.pop_back();

@@ -827,13 +827,15 @@ class WorkflowReader {
       if (auto s = v_.String(t, "kind", true)) {
         trigger.kind = *s;
         static const std::vector<std::string> kKinds = {
-            "manual", "external", "scheduled", "refresh", "event"};
+            "manual",  "external", "scheduled",
+            "refresh", "event",    "object_created"};
         bool ok = false;
         for (const auto& k : kKinds) ok = ok || k == *s;
         if (!ok) {
           r_.Error(t.ValueLocation("kind"), "wrong-type",
                    fmt::format("trigger kind must be one of manual, external, "
-                               "scheduled, refresh, event; got '{}'",
+                               "scheduled, refresh, event, object_created; "
+                               "got '{}'",
                                *s));
         }
       }
@@ -841,6 +843,17 @@ class WorkflowReader {
       trigger.description = v_.String(t, "description").value_or("");
       if (const YAML::Node* n = t.Get("schedule"))
         trigger.schedule = ReadSchedule(*n, t.KeyLocation("schedule"));
+      if (const YAML::Node* n = t.Get("object_created")) {
+        MapReader o(r_, *n, "'object_created'",
+                    t.ValueLocation("object_created"));
+        if (o.valid()) {
+          ObjectCreated created;
+          created.location = t.KeyLocation("object_created");
+          created.prefix = v_.String(o, "prefix", true).value_or("");
+          o.Finish();
+          trigger.object_created = std::move(created);
+        }
+      }
       t.Finish();
       spec_.triggers.push_back(std::move(trigger));
     }

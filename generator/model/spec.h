@@ -173,11 +173,23 @@ struct Schedule {
   SourceLocation location;  // the `schedule:` key
 };
 
+// What an `object_created` trigger listens to: S3's Object Created events
+// of the catalog's bucket (on EventBridge's default bus) for keys starting
+// with `prefix`. The stack's rule starts the state machine with the input
+// event's bucket, key, etag (and byte_length when declared) taken from the
+// event's detail.
+struct ObjectCreated {
+  std::string prefix;
+  SourceLocation location;  // the `object_created:` key
+};
+
 struct Trigger {
-  std::string kind;   // manual | external | scheduled | refresh | event
+  // manual | external | scheduled | refresh | event | object_created
+  std::string kind;
   std::string after;  // kind: event — the workflow it follows
   std::string description;
-  std::optional<Schedule> schedule;  // kind: scheduled
+  std::optional<Schedule> schedule;             // kind: scheduled
+  std::optional<ObjectCreated> object_created;  // kind: object_created
   SourceLocation location;
 };
 

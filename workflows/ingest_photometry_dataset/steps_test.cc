@@ -1,0 +1,1 @@
+// Tests of ingest_photometry_dataset's step logic (being written).
