@@ -52,7 +52,7 @@ expect_eq "--check diff header" "$(head -n 2 "$work/diff.out")" \
 # Three Tasks have a 20s timeout: three lines out, three in.
 expect_eq "--check diff lines" "$(grep -c '^[-+] ' "$work/diff.out")" "6"
 expect_eq "--check message" "$(tail -n 1 "$work/diff.err")" \
-  "1 generated file is out of date in $work/out; run novacat-gen specs/discover_spectra_products.yaml specs/download_and_validate_spectra.yaml specs/ingest_new_nova.yaml specs/initialize_nova.yaml specs/refresh_references.yaml to regenerate"
+  "1 generated file is out of date in $work/out; run novacat-gen specs/discover_spectra_products.yaml specs/download_and_validate_spectra.yaml specs/ingest_new_nova.yaml specs/ingest_photometry_dataset.yaml specs/initialize_nova.yaml specs/refresh_references.yaml to regenerate"
 cmp -s "$work/stale.json" "$work/out/initialize_nova/statemachine.asl.json" ||
   fail "--check modified a file"
 
@@ -71,7 +71,7 @@ expect_eq "--check compares the stack" \
   specs/discover_spectra_products.yaml 2>"$work/partial.err" ||
   fail "regeneration failed"
 expect_eq "partial run note" "$(grep '^note:' "$work/partial.err")" \
-  "note: $work/out/stack.template.json not rewritten: it also deploys download_and_validate_spectra, ingest_new_nova, refresh_references; pass every spec (or --prune)"
+  "note: $work/out/stack.template.json not rewritten: it also deploys download_and_validate_spectra, ingest_new_nova, ingest_photometry_dataset, refresh_references; pass every spec (or --prune)"
 cmp -s "$work/first/stack.template.json" "$work/out/stack.template.json" ||
   fail "a partial run rewrote the stack"
 expect_eq "stack in the manifest" "$(grep '^stack' "$work/out/MANIFEST")" \

@@ -43,7 +43,7 @@ AJV_OPTS = ["--spec=draft2020", "-c", "ajv-formats"]
 # Input events start a workflow; the workflow generates correlation_id when
 # they lack one. Every other event must carry it.
 INPUT_EVENTS = {"initialize_nova", "DiscoverSpectraProducts", "refresh_references",
-                "DownloadAndValidateSpectra"}
+                "DownloadAndValidateSpectra", "PhotometryObjectCreated"}
 INTERNAL_FIELDS = {"idempotency_key", "workflow_idempotency_key", "step_dedupe_key"}
 UUID_ONLY_EVENTS = {"ingest_new_nova"}
 VERDICTS = ("valid", "invalid")

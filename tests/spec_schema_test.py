@@ -295,6 +295,14 @@ INVALID_SPECS = [
     Case("schedule for each dataset",
          MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {expression: rate(1 day), "
          "for_each: dataset}\n", "triggers/0/schedule/for_each"),
+    Case("object_created on a manual trigger",
+         MINIMAL + "triggers:\n  - kind: manual\n    object_created: {prefix: photometry/}\n",
+         "triggers/0"),
+    Case("object_created trigger without object_created",
+         MINIMAL + "object_store: read\ntriggers:\n  - kind: object_created\n", "triggers/0"),
+    Case("object_created with an empty prefix",
+         MINIMAL + "object_store: read\ntriggers:\n  - kind: object_created\n"
+         "    object_created: {prefix: ''}\n", "triggers/0/object_created/prefix"),
 ]
 
 VALID_SPECS = [
@@ -305,6 +313,9 @@ VALID_SPECS = [
          "      input: {nova_id: 4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b}\n"
          "  - kind: scheduled\n    schedule: {expression: rate(12 hours), "
          "input: {nova_id: 4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b}}\n"),
+    Case("an object_created trigger",
+         MINIMAL + "object_store: read\ntriggers:\n  - kind: object_created\n"
+         "    object_created: {prefix: photometry/}\n"),
     Case("a schedule with one run per nova",
          MINIMAL + "triggers:\n  - kind: scheduled\n    schedule: {expression: rate(1 day), "
          "for_each: nova}\n"),
@@ -397,11 +408,13 @@ def expect(validator, kind, case, valid):
 
 
 # Rule ids the loader reports (the checker's rules need a complete workflow),
-# and the checker's schedule rules, which need no more than MINIMAL has.
+# and the checker's schedule and object_created trigger rules, which need no
+# more than MINIMAL has.
 LOADER_RULES = {"yaml-syntax", "unknown-key", "wrong-type", "duplicate-key", "missing-key",
                 "unknown-builtin", "unknown-preset", "unbounded-retry",
                 "schedule-expression", "schedule-input", "schedule-trigger-kind",
-                "schedule-for-each"}
+                "schedule-for-each", "object-created-missing",
+                "object-created-trigger-kind"}
 
 
 def loader_rules(generator, spec_text, governance_text):

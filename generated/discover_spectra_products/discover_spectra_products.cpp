@@ -1211,23 +1211,23 @@ std::optional<runtime::ValidationErrors> ValidateEvent(
 }
 
 std::string WorkflowIdempotencyKey(std::string_view nova_id, int64_t schema_version, std::string_view time_bucket) {
-  std::string key;
-  key += "DiscoverSpectraProducts:";
-  key += nova_id;
-  key += ":";
-  key += std::to_string(schema_version);
-  key += ":";
-  key += time_bucket;
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "DiscoverSpectraProducts:";
+  key_ += nova_id;
+  key_ += ":";
+  key_ += std::to_string(schema_version);
+  key_ += ":";
+  key_ += time_bucket;
+  return key_;
 }
 
 std::string DeduplicateAndAssignDatasetIdsDedupeKey(std::string_view dataset_identity, int64_t schema_version) {
-  std::string key;
-  key += "DatasetIdentity:";
-  key += dataset_identity;
-  key += ":";
-  key += std::to_string(schema_version);
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "DatasetIdentity:";
+  key_ += dataset_identity;
+  key_ += ":";
+  key_ += std::to_string(schema_version);
+  return key_;
 }
 
 std::string DatasetIdentity(std::string_view provider, std::string_view product_timestamp, std::optional<std::string_view> url, std::optional<std::string_view> size, std::optional<std::string_view> provider_key) {

@@ -1112,32 +1112,32 @@ std::optional<runtime::ValidationErrors> ValidateEvent(
 }
 
 std::string WorkflowIdempotencyKey(std::string_view nova_id, int64_t schema_version, std::string_view time_bucket) {
-  std::string key;
-  key += "DownloadAndValidateSpectra:";
-  key += nova_id;
-  key += ":";
-  key += std::to_string(schema_version);
-  key += ":";
-  key += time_bucket;
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "DownloadAndValidateSpectra:";
+  key_ += nova_id;
+  key_ += ":";
+  key_ += std::to_string(schema_version);
+  key_ += ":";
+  key_ += time_bucket;
+  return key_;
 }
 
 std::string DownloadSpectrumDedupeKey(std::string_view dataset_id, std::string_view job_run_id) {
-  std::string key;
-  key += "Download:";
-  key += dataset_id;
-  key += ":";
-  key += job_run_id;
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "Download:";
+  key_ += dataset_id;
+  key_ += ":";
+  key_ += job_run_id;
+  return key_;
 }
 
 std::string ValidateSpectrumDedupeKey(std::string_view dataset_id, std::string_view sha256) {
-  std::string key;
-  key += "Validation:";
-  key += dataset_id;
-  key += ":";
-  key += sha256;
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "Validation:";
+  key_ += dataset_id;
+  key_ += ":";
+  key_ += sha256;
+  return key_;
 }
 
 

@@ -691,14 +691,14 @@ std::optional<runtime::ValidationErrors> ValidateEvent(
 }
 
 std::string WorkflowIdempotencyKey(std::string_view nova_id, int64_t schema_version, std::string_view time_bucket) {
-  std::string key;
-  key += "IngestNewNova:";
-  key += nova_id;
-  key += ":";
-  key += std::to_string(schema_version);
-  key += ":";
-  key += time_bucket;
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "IngestNewNova:";
+  key_ += nova_id;
+  key_ += ":";
+  key_ += std::to_string(schema_version);
+  key_ += ":";
+  key_ += time_bucket;
+  return key_;
 }
 
 

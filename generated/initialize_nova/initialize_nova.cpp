@@ -1231,14 +1231,14 @@ std::optional<runtime::ValidationErrors> ValidateEvent(
 }
 
 std::string WorkflowIdempotencyKey(std::string_view normalized_candidate_name, int64_t schema_version, std::string_view time_bucket) {
-  std::string key;
-  key += "InitializeNova:";
-  key += normalized_candidate_name;
-  key += ":";
-  key += std::to_string(schema_version);
-  key += ":";
-  key += time_bucket;
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "InitializeNova:";
+  key_ += normalized_candidate_name;
+  key_ += ":";
+  key_ += std::to_string(schema_version);
+  key_ += ":";
+  key_ += time_bucket;
+  return key_;
 }
 
 

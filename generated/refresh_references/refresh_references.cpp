@@ -1148,45 +1148,45 @@ std::optional<runtime::ValidationErrors> ValidateEvent(
 }
 
 std::string WorkflowIdempotencyKey(std::string_view nova_id, int64_t schema_version, std::string_view time_bucket) {
-  std::string key;
-  key += "RefreshReferences:";
-  key += nova_id;
-  key += ":";
-  key += std::to_string(schema_version);
-  key += ":";
-  key += time_bucket;
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "RefreshReferences:";
+  key_ += nova_id;
+  key_ += ":";
+  key_ += std::to_string(schema_version);
+  key_ += ":";
+  key_ += time_bucket;
+  return key_;
 }
 
 std::string UpsertReferenceEntityDedupeKey(std::string_view source, std::string_view source_key, int64_t schema_version) {
-  std::string key;
-  key += "ReferenceUpsert:";
-  key += source;
-  key += ":";
-  key += source_key;
-  key += ":";
-  key += std::to_string(schema_version);
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "ReferenceUpsert:";
+  key_ += source;
+  key_ += ":";
+  key_ += source_key;
+  key_ += ":";
+  key_ += std::to_string(schema_version);
+  return key_;
 }
 
 std::string LinkNovaReferenceDedupeKey(std::string_view nova_id, std::string_view reference_id) {
-  std::string key;
-  key += "NovaReferenceLink:";
-  key += nova_id;
-  key += ":";
-  key += reference_id;
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "NovaReferenceLink:";
+  key_ += nova_id;
+  key_ += ":";
+  key_ += reference_id;
+  return key_;
 }
 
 std::string UpsertDiscoveryDateMetadataDedupeKey(std::string_view nova_id, std::string_view earliest_reference_id) {
-  std::string key;
-  key += "DiscoveryDate:";
-  key += nova_id;
-  key += ":";
-  key += earliest_reference_id;
-  key += ":";
-  key += "1";
-  return key;
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "DiscoveryDate:";
+  key_ += nova_id;
+  key_ += ":";
+  key_ += earliest_reference_id;
+  key_ += ":";
+  key_ += "1";
+  return key_;
 }
 
 

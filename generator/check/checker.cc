@@ -1329,6 +1329,13 @@ class SpecChecker {
                           spec_.workflow));
         continue;
       }
+      if (t.object_created->prefix.empty())
+        Error(t.object_created->location, "object-created-missing",
+              fmt::format("the object_created trigger of '{}' has an empty "
+                          "prefix: it would start for every object of the "
+                          "bucket, the workflow's own writes included; give "
+                          "the key prefix of the objects it takes",
+                          spec_.workflow));
       if (spec_.object_store.empty())
         Error(t.object_created->location, "object-created-bucket",
               fmt::format("the object_created trigger of '{}' listens to "

@@ -385,6 +385,7 @@ class StackBuilder {
           {"TreatMissingData", "notBreaching"}}}};
 
     Schedules(spec, function, machine);
+    ObjectCreatedRules(spec, machine);
 
     outputs_[machine + "Arn"] = {
         {"Description", fmt::format("The {} state machine.", w)},
@@ -457,6 +458,61 @@ class StackBuilder {
              {"InputPath", "$.detail"}}}}}}};
     resources_[route + "Role"] =
         StartExecutionRole("events.amazonaws.com", machine);
+  }
+
+  // One rule per `object_created` trigger, <P>ObjectCreated,
+  // <P>ObjectCreated2, ... in trigger order, on EventBridge's default bus
+  // (where S3 sends the catalog bucket's events): S3's Object Created events
+  // of the bucket whose key starts with the prefix start the state machine
+  // with the input event built from the event's detail by an
+  // InputTransformer (placeholders outside quotes: EventBridge writes each
+  // value as JSON, a string quoted and escaped). byte_length is passed only
+  // when the input event declares it (checked: object-created-input).
+  void ObjectCreatedRules(const WorkflowSpec& spec,
+                          const std::string& machine) {
+    const std::string p = spec.PascalName();
+    const EventDef* input = spec.FindEvent(spec.input_event);
+    const bool with_size = input && input->FindField("byte_length");
+    int n = 0;
+    for (const auto& t : spec.triggers) {
+      if (t.kind != "object_created" || !t.object_created) continue;
+      const std::string id =
+          p + "ObjectCreated" + (++n == 1 ? std::string() : std::to_string(n));
+      Json paths = {{"bucket", "$.detail.bucket.name"},
+                    {"key", "$.detail.object.key"},
+                    {"etag", "$.detail.object.etag"}};
+      std::string input_template =
+          R"({"bucket": <bucket>, "key": <key>, "etag": <etag>)";
+      if (with_size) {
+        paths["size"] = "$.detail.object.size";
+        input_template += ", \"byte_length\": <size>";
+      }
+      input_template += "}";
+      resources_[id] = {
+          {"Type", "AWS::Events::Rule"},
+          {"Properties",
+           {{"Description",
+             fmt::format("Objects created under {} in the catalog's bucket "
+                         "start {}.",
+                         t.object_created->prefix, spec.workflow)},
+            {"EventPattern",
+             {{"source", {"aws.s3"}},
+              {"detail-type", {"Object Created"}},
+              {"detail",
+               {{"bucket", {{"name", {Ref(kBucket)}}}},
+                {"object",
+                 {{"key", {{{"prefix", t.object_created->prefix}}}}}}}}}},
+            {"State", "ENABLED"},
+            {"Targets",
+             {{{"Id", spec.workflow.substr(0, 64)},
+               {"Arn", Ref(machine)},
+               {"RoleArn", GetAtt(id + "Role", "Arn")},
+               {"InputTransformer",
+                {{"InputPathsMap", paths},
+                 {"InputTemplate", input_template}}}}}}}}};
+      resources_[id + "Role"] =
+          StartExecutionRole("events.amazonaws.com", machine);
+    }
   }
 
   // One rule per (publisher A, event E, consumer C) where C's input event

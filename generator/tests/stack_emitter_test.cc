@@ -488,5 +488,45 @@ TEST(StackEmitterTest, ObjectStoreBucketAndPermissions) {
       Stack(Load(kSeeds))["Resources"].contains("NovaCatCatalogBucket"));
 }
 
+// An `object_created` trigger: a rule on the default bus (no
+// EventBusName: S3 sends its events nowhere else) for the bucket's Object
+// Created events under the prefix, starting the state machine with the
+// input event built by an InputTransformer, and a role that may start only
+// that state machine.
+TEST(StackEmitterTest, ObjectCreatedRuleStartsTheStateMachine) {
+  Json r = Stack(Load({"specs/ingest_photometry_dataset.yaml"}))["Resources"];
+  EXPECT_EQ(r["IngestPhotometryDatasetObjectCreated"], Json::parse(R"J({
+    "Type": "AWS::Events::Rule",
+    "Properties": {
+      "Description": "Objects created under photometry/ in the catalog's bucket start ingest_photometry_dataset.",
+      "EventPattern": {
+        "source": ["aws.s3"],
+        "detail-type": ["Object Created"],
+        "detail": {
+          "bucket": {"name": [{"Ref": "NovaCatCatalogBucket"}]},
+          "object": {"key": [{"prefix": "photometry/"}]}}},
+      "State": "ENABLED",
+      "Targets": [{
+        "Id": "ingest_photometry_dataset",
+        "Arn": {"Ref": "IngestPhotometryDatasetStateMachine"},
+        "RoleArn": {"Fn::GetAtt": ["IngestPhotometryDatasetObjectCreatedRole", "Arn"]},
+        "InputTransformer": {
+          "InputPathsMap": {
+            "bucket": "$.detail.bucket.name",
+            "key": "$.detail.object.key",
+            "etag": "$.detail.object.etag",
+            "size": "$.detail.object.size"},
+          "InputTemplate": "{\"bucket\": <bucket>, \"key\": <key>, \"etag\": <etag>, \"byte_length\": <size>}"}}]}})J"));
+  EXPECT_EQ(r["IngestPhotometryDatasetObjectCreatedRole"]["Properties"]
+             ["Policies"][0]["PolicyDocument"]["Statement"],
+            Json::parse(R"([
+      {"Effect": "Allow", "Action": "states:StartExecution",
+       "Resource": {"Ref": "IngestPhotometryDatasetStateMachine"}}])"));
+  EXPECT_EQ(r["IngestPhotometryDatasetObjectCreatedRole"]["Properties"]
+             ["AssumeRolePolicyDocument"]["Statement"][0]["Principal"],
+            Json::parse(R"({"Service": "events.amazonaws.com"})"));
+  EXPECT_TRUE(r.contains("NovaCatCatalogBucket"));
+}
+
 }  // namespace
 }  // namespace novacat

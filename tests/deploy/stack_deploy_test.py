@@ -192,6 +192,34 @@ def route_id(route):
     return route[3]
 
 
+def object_created_rules(specs):
+    """[(workflow, prefix, rule logical id)]: one rule per `object_created`
+    trigger, <W>ObjectCreated, <W>ObjectCreated2, ... on the default bus."""
+    rules = []
+    for w, spec in sorted(specs.items()):
+        n = 0
+        for t in spec.get("triggers") or []:
+            if t.get("kind") != "object_created":
+                continue
+            n += 1
+            rules.append((w, t["object_created"]["prefix"],
+                          pascal(w) + "ObjectCreated" + ("" if n == 1 else str(n))))
+    return rules
+
+
+def object_created_input(spec):
+    """What the rule's InputTransformer makes of S3's event: the input
+    event's bucket, key, etag, and byte_length when it declares it."""
+    fields = spec["events"][spec["input"]].get("fields", {})
+    paths = {"bucket": "$.detail.bucket.name", "key": "$.detail.object.key",
+             "etag": "$.detail.object.etag"}
+    template = '{"bucket": <bucket>, "key": <key>, "etag": <etag>'
+    if "byte_length" in fields:
+        paths["size"] = "$.detail.object.size"
+        template += ', "byte_length": <size>'
+    return {"InputPathsMap": paths, "InputTemplate": template + "}"}
+
+
 def sample_value(schema, name):
     if schema.get("format") == "uuid":
         return str(uuid.uuid5(uuid.NAMESPACE_URL, "novacat-deploy/" + name))
@@ -696,15 +724,17 @@ def rule_problems(d, specs):
     on_bus = {r["Name"]: r for r in events.list_rules(EventBusName=d.bus)["Rules"]}
     stack_rules = {k: v for k, v in d.physical.items()
                    if d.resource_types().get(k) == "AWS::Events::Rule"}
-    want_ids = sorted(route_id(r) for r in routes)
+    object_rules = {r[2] for r in object_created_rules(specs)}
+    want_ids = sorted([route_id(r) for r in routes] + list(object_rules))
     if sorted(stack_rules) != want_ids:
         problems.append(("(stack)", "rules",
                          f"rules {sorted(stack_rules)}, expected {want_ids} "
                          f"(from the specs' PublishEvent steps and input events)"))
-    if sorted(on_bus) != sorted(stack_rules.values()):
+    bus_rules = sorted(v for k, v in stack_rules.items() if k not in object_rules)
+    if sorted(on_bus) != bus_rules:
         problems.append(("(stack)", "bus",
                          f"rules on bus {d.bus}: {sorted(on_bus)}, expected the "
-                         f"stack's {sorted(stack_rules.values())}"))
+                         f"stack's {bus_rules}"))
     rules = {}
     for route in routes:
         a, event, c, logical = route
@@ -725,6 +755,88 @@ def rule_problems(d, specs):
             problems.append((logical, "targets",
                              f"targets {targets}, expected {want_targets}"))
     return problems + matching_problems(d, routes, rules)
+
+
+def object_created_problems(d, specs):
+    """Each `object_created` rule on the default bus (where S3 sends the
+    catalog bucket's events): its pattern (the deployed bucket's name, the
+    key prefix), its one target (the state machine, the rule's role, the
+    InputTransformer); then, on moto's own matcher and transformer (a copy
+    of the rule on a scratch bus, targeting an SQS queue, as
+    matching_problems does), an S3 event under the prefix becomes exactly
+    the input event, valid against its schema, and one outside it nothing."""
+    problems = []
+    events, sqs = d.client("events"), d.client("sqs")
+    bucket = d.physical.get(CATALOG_BUCKET)
+    on_default = {r["Name"]: r for r in
+                  events.list_rules(EventBusName="default")["Rules"]}
+    for w, prefix, logical in object_created_rules(specs):
+        name = d.physical.get(logical)
+        if name not in on_default:
+            problems.append((logical, "missing",
+                             f"no rule {name} on the default bus"))
+            continue
+        rule = on_default[name]
+        pattern = json.loads(rule.get("EventPattern") or "null")
+        want_pattern = {"source": ["aws.s3"], "detail-type": ["Object Created"],
+                        "detail": {"bucket": {"name": [bucket]},
+                                   "object": {"key": [{"prefix": prefix}]}}}
+        if pattern != want_pattern or rule.get("State") != "ENABLED":
+            problems.append((logical, "pattern",
+                             f"{rule.get('State')} with pattern {pattern}, expected "
+                             f"ENABLED with {want_pattern}"))
+        transformer = object_created_input(specs[w])
+        targets = events.list_targets_by_rule(Rule=name, EventBusName="default")["Targets"]
+        want_targets = [{"Id": w, "Arn": d.arn(pascal(w) + "StateMachine"),
+                         "RoleArn": d.arn(logical + "Role"),
+                         "InputTransformer": transformer}]
+        if targets != want_targets:
+            problems.append((logical, "targets",
+                             f"targets {targets}, expected {want_targets}"))
+            continue
+        scratch = f"{d.stack}-objects-{uuid.uuid4().hex[:8]}"
+        events.create_event_bus(Name=scratch)
+        url = sqs.create_queue(QueueName=scratch)["QueueUrl"]
+        queue_arn = sqs.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        events.put_rule(Name=scratch, EventBusName=scratch,
+                        EventPattern=rule["EventPattern"])
+        events.put_targets(Rule=scratch, EventBusName=scratch,
+                           Targets=[{"Id": "queue", "Arn": queue_arn,
+                                     "InputTransformer": transformer}])
+        key = prefix + "5f0c1d9e-8a3b-4c7d-9e2f-1a2b3c4d5e6f/light curve.csv"
+
+        def s3_event(object_key):
+            return {"Source": "aws.s3", "DetailType": "Object Created",
+                    "EventBusName": scratch,
+                    "Detail": json.dumps({
+                        "version": "0", "bucket": {"name": bucket},
+                        "object": {"key": object_key, "size": 587,
+                                   "etag": "9b2cf535f27731c974343645a3985328",
+                                   "sequencer": "0064D3901D00059242"},
+                        "reason": "PutObject"})}
+        answer = events.put_events(Entries=[s3_event(key),
+                                            s3_event("raw/" + key)])
+        if answer["FailedEntryCount"]:
+            raise AssertionError(f"put_events on {scratch}: {answer['Entries']}")
+        got = [json.loads(m["Body"]) for m in sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])]
+        want = {"bucket": bucket, "key": key,
+                "etag": "9b2cf535f27731c974343645a3985328"}
+        if "size" in transformer["InputPathsMap"]:
+            want["byte_length"] = 587
+        if got != [want]:
+            problems.append((logical, "transform",
+                             f"S3 events under and outside {prefix} became {got}, "
+                             f"expected [{want}]"))
+            continue
+        with open(os.path.join(ROOT, "generated", "schemas", "events",
+                               specs[w]["input"], "latest.json")) as f:
+            errors = list(jsonschema.Draft202012Validator(json.load(f)).iter_errors(want))
+        if errors:
+            problems.append((logical, "input", f"the input is not a valid "
+                             f"{specs[w]['input']}: {errors[0].message}"))
+    return problems
 
 
 def object_statements(d, object_store):
@@ -801,6 +913,10 @@ def iam_problems(d, specs):
         want[route_id(route) + "Role"] = ("events.amazonaws.com", [
             {"Effect": "Allow", "Action": "states:StartExecution",
              "Resource": d.arn(pascal(route[2]) + "StateMachine")}])
+    for w, _, logical in object_created_rules(specs):
+        want[logical + "Role"] = ("events.amazonaws.com", [
+            {"Effect": "Allow", "Action": "states:StartExecution",
+             "Resource": d.arn(pascal(w) + "StateMachine")}])
     # A per-nova schedule may invoke only its workflow's function (moto's
     # CloudFormation creates the role, not the AWS::Scheduler::Schedule).
     for w in per_nova_workflows(specs):
@@ -855,6 +971,7 @@ def all_problems(d, specs):
             "functions": function_problems(d, specs),
             "state machines": state_machine_problems(d, specs),
             "rules": rule_problems(d, specs),
+            "object rules": object_created_problems(d, specs),
             "iam": iam_problems(d, specs)}
 
 
@@ -943,6 +1060,9 @@ class StackDeployTest(unittest.TestCase):
     def test_catalog_bucket(self):
         self.check(bucket_problems(self.d, self.specs))
 
+    def test_object_created_rules(self):
+        self.check(object_created_problems(self.d, self.specs))
+
     def test_initialize_nova_event_starts_ingest_new_nova(self):
         """The entry initialize_nova's Lambda sends for ingest_new_nova, on
         the stack's bus: on AWS, the rule starts IngestNewNova with the
@@ -1025,7 +1145,7 @@ class DeployScriptTest(unittest.TestCase):
             os.makedirs(os.path.join(build, "lambda"))
             for w in ["discover_spectra_products",
                       "download_and_validate_spectra", "ingest_new_nova",
-                      "initialize_nova"]:
+                      "ingest_photometry_dataset", "initialize_nova"]:
                 shutil.copy(ZIPS[w], os.path.join(build, "lambda", w + ".zip"))
             status, out, err = self.run_script(
                 "--bucket", Fixture.get().bucket, "--build-dir", build)
@@ -1117,6 +1237,9 @@ def mutate(template):
     del r["RouteIngestNewNovaRefreshReferences"]["Properties"]["Targets"][0]["InputPath"]
     r["RefreshReferencesScheduleRoute"]["Properties"]["EventPattern"][
         "source"] = ["ingest_new_nova"]
+    # object rules: the key prefix (so a raw/ object would start it).
+    r["IngestPhotometryDatasetObjectCreated"]["Properties"]["EventPattern"][
+        "detail"]["object"]["key"] = [{"prefix": "raw/"}]
     # IAM: an extra * resource, another function, a * target.
     r["IngestNewNovaFunctionRole"]["Properties"]["Policies"][0]["PolicyDocument"][
         "Statement"].append({"Effect": "Allow", "Action": "dynamodb:Scan",
@@ -1144,6 +1267,8 @@ def mutate(template):
                   ("RouteIngestNewNovaRefreshReferences", "targets"),
                   ("RefreshReferencesScheduleRoute", "pattern"),
                   ("RefreshReferencesScheduleRoute", "matching")},
+        "object rules": {("IngestPhotometryDatasetObjectCreated", "pattern"),
+                         ("IngestPhotometryDatasetObjectCreated", "transform")},
         "iam": {("IngestNewNovaFunctionRole", "statements"),
                 ("InitializeNovaStateMachineRole", "statements"),
                 ("RouteIngestNewNovaRefreshReferencesRole", "statements"),
