@@ -28,6 +28,8 @@ using store::ProcessingStatus;
 using store::UpdateOutcome;
 using store::ValidationStatus;
 using workflows::Fail;
+using workflows::Required;
+using workflows::RequireHeld;
 
 // The spec's failure cases (specs/download_and_validate_spectra.yaml).
 constexpr std::string_view kMissingLocator = "missing_locator";
@@ -37,17 +39,6 @@ constexpr std::string_view kInvalidSpectrumContent = "invalid_spectrum_content";
 
 constexpr char kRawFile[] = "raw";
 constexpr char kFitsContentType[] = "application/fits";
-
-// A field the workflow always has at this point: its absence is a broken
-// invariant.
-const std::string& Required(const std::optional<std::string>& value,
-                            std::string_view state, std::string_view member) {
-  if (!value || value->empty()) {
-    throw runtime::TerminalError(std::string(state) + ": the document has no " +
-                                 std::string(member));
-  }
-  return *value;
-}
 
 // The item's dataset: {dataset_id, provider} as QueryEligibleDatasets made
 // it, under the item's nova.
@@ -76,18 +67,6 @@ store::Dataset ReadDataset(store::Repository& repository, const DatasetKey& key,
                                  key.dataset_id + " of nova " + key.nova_id +
                                  " does not exist");
   return *dataset;
-}
-
-// A fenced write's answer: anything but kUpdated means the lease is no
-// longer ours (or the dataset vanished); the item's work is lost and is
-// retried, by this run or the next.
-void RequireHeld(UpdateOutcome outcome, std::string_view state,
-                 std::string_view operation, const DatasetKey& key) {
-  if (outcome == UpdateOutcome::kUpdated) return;
-  throw runtime::RetryableError(std::string(state) +
-                                ": lease lost: " + std::string(operation) +
-                                " of dataset " + key.dataset_id + " answered " +
-                                store::UpdateOutcomeName(outcome));
 }
 
 template <typename T>
@@ -145,12 +124,6 @@ bool AlreadyValid(const store::Dataset& dataset, std::string_view sha256) {
   Fail(ErrorClass::kTerminal, "", error.what());
 }
 
-bool IsReasonCode(std::string_view text) {
-  return !text.empty() &&
-         text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
-             std::string_view::npos;
-}
-
 const char* LeaseStatusOf(store::LeaseResult::Status status) {
   switch (status) {
     case store::LeaseResult::Status::kAcquired:
@@ -165,20 +138,6 @@ const char* LeaseStatusOf(store::LeaseResult::Status status) {
 }
 
 }  // namespace
-
-std::string QuarantineReasonCode(std::string_view cause) {
-  size_t first = cause.find(": ");
-  if (first != std::string_view::npos) {
-    std::string_view rest = cause.substr(first + 2);
-    std::string_view code = rest.substr(0, rest.find(": "));
-    if (rest.find(": ") != std::string_view::npos && IsReasonCode(code))
-      return std::string(code);
-  }
-  std::string id(cause.substr(0, first));
-  if (first == std::string_view::npos || id.empty()) return "UNSPECIFIED";
-  for (char& c : id) c = static_cast<char>(std::toupper(c));
-  return IsReasonCode(id) ? id : "UNSPECIFIED";
-}
 
 std::unique_ptr<DownloadAndValidateSpectraSteps> MakeSteps(
     const workflows::Environment& env) {
@@ -386,28 +345,14 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
   constexpr std::string_view kState = "RecordDatasetFailure";
   DatasetKey key = ItemDataset(item, kState);
   const std::string& owner = Required(item.job_run_id, kState, "job_run_id");
-  if (!item.error || !item.error->is_object())
-    throw runtime::TerminalError(std::string(kState) +
-                                 ": the document has no error");
-  const std::string error = item.error->value("Error", "");
-  const std::string cause = item.error->value("Cause", "");
+  workflows::CaughtError caught =
+      workflows::ClassifyCaughtError(item.error, kState);
   const std::string now = runtime::FormatTimestamp(context.now);
 
-  store::ValidationOutcome outcome;
-  ProcessingStatus next = ProcessingStatus::kFailedRetryable;
-  bool leaves_eligibility = true;
-  if (error == "QuarantineError") {
-    outcome.status = ValidationStatus::kQuarantined;
-    outcome.quarantine_reason_code = QuarantineReasonCode(cause);
-    next = ProcessingStatus::kQuarantined;
-  } else if (error == "TerminalError") {
-    outcome.status = ValidationStatus::kTerminalInvalid;
-    next = ProcessingStatus::kFailedTerminal;
-  } else {
-    outcome.status = ValidationStatus::kRetryableError;
-    leaves_eligibility = false;
-  }
-  outcome.details = json{{"error", error}, {"cause", cause}};
+  store::ValidationOutcome& outcome = caught.outcome;
+  const ProcessingStatus next = caught.next;
+  const bool leaves_eligibility = next != ProcessingStatus::kFailedRetryable;
+  outcome.details = json{{"error", caught.error}, {"cause", caught.cause}};
 
   RecordDatasetFailureOutput out;
   out.validation_status = store::ValidationStatusName(outcome.status);
@@ -419,9 +364,9 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
 
   // Not ours (the item failed before or while taking the lease, or lost
   // it): the dataset belongs to its holder, nothing is written.
-  std::optional<store::Dataset> dataset = env_.repository.GetDataset(key);
-  if (!dataset || dataset->lease_owner != owner ||
-      dataset->processing_status != ProcessingStatus::kInProgress) {
+  std::optional<store::Dataset> dataset =
+      workflows::LeaseHeldBy(env_.repository, key, owner);
+  if (!dataset) {
     context.Log("dataset failure not recorded: the lease is not this run's",
                 fields);
     return out;

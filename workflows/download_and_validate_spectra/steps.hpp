@@ -29,6 +29,7 @@
 
 #include "download_and_validate_spectra/download_and_validate_spectra.hpp"
 #include "novacat/workflows/environment.h"
+#include "novacat/workflows/failure.h"
 
 namespace novacat::download_and_validate_spectra {
 
@@ -116,10 +117,8 @@ class Steps final : public DownloadAndValidateSpectraSteps {
   workflows::Environment env_;
 };
 
-// The reason code of a quarantine cause "<failure id>: <REASON_CODE>:
-// <detail>": REASON_CODE when the second part is upper-case letters, digits
-// and '_'; else the failure id upper-cased; else "UNSPECIFIED".
-std::string QuarantineReasonCode(std::string_view cause);
+// The reason code of a quarantine cause (novacat/workflows/failure.h).
+using workflows::QuarantineReasonCode;
 
 // Makes the steps over `env` (which must outlive them).
 std::unique_ptr<DownloadAndValidateSpectraSteps> MakeSteps(
