@@ -23,5 +23,9 @@ build/release/workflows/novacat run initialize_nova --db "$db" --follow \
 echo "novacat jobs --nova d4bbdda3-6824-4e82-b1ce-1b781190fbec (V1500 CYG's runs):"
 build/release/workflows/novacat jobs --db "$db" \
   --nova d4bbdda3-6824-4e82-b1ce-1b781190fbec
-echo "downloaded spectra (in $db.objects):"
+echo "novacat photometry add fixtures/photometry/v1500cyg_aavso.csv (V1500 CYG's light curve):"
+build/release/workflows/novacat photometry add --db "$db" \
+  --nova d4bbdda3-6824-4e82-b1ce-1b781190fbec \
+  fixtures/photometry/v1500cyg_aavso.csv 2>>"$log"
+echo "the catalog's files (in $db.objects: downloaded spectra, photometry, derived light curves):"
 (cd "$db.objects" && find . -type f | sort)

@@ -24,7 +24,7 @@ cp -r "$work/out" "$work/first"
 "$gen" --out "$work/out" --steps-dir "$work/steps" specs/*.yaml \
   2>"$work/second.log" || fail "second run failed"
 expect_eq "second run summary" "$(tail -n 1 "$work/second.log")" \
-  "0 written, 47 unchanged, 0 removed"
+  "0 written, 57 unchanged, 0 removed"
 
 # Step logic is scaffolded once and is the developer's from then on.
 [ -f "$work/steps/initialize_nova/steps.cpp" ] || fail "steps.cpp not scaffolded"

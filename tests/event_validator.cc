@@ -10,6 +10,7 @@
 
 #include "discover_spectra_products/discover_spectra_products.hpp"
 #include "download_and_validate_spectra/download_and_validate_spectra.hpp"
+#include "ingest_photometry_dataset/ingest_photometry_dataset.hpp"
 #include "initialize_nova/initialize_nova.hpp"
 #include "refresh_references/refresh_references.hpp"
 
@@ -24,6 +25,9 @@ std::optional<novacat::runtime::ValidationErrors> Validate(
     return e;
   if (auto e = novacat::download_and_validate_spectra::ValidateEvent(event,
                                                                      document))
+    return e;
+  if (auto e =
+          novacat::ingest_photometry_dataset::ValidateEvent(event, document))
     return e;
   return novacat::refresh_references::ValidateEvent(event, document);
 }

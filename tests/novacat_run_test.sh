@@ -24,7 +24,7 @@ expect_eq "seed again" "$("$novacat" seed --db "$db")" "seeded 2 novae into $db"
 "$novacat" run initialise_nova --db "$db" >"$work/out" 2>"$work/err"
 expect_eq "unknown workflow exit" "$?" "2"
 expect_eq "unknown workflow message" "$(cat "$work/err")" \
-  "novacat run: unknown workflow 'initialise_nova' (known: discover_spectra_products, download_and_validate_spectra, ingest_new_nova, initialize_nova, refresh_references)"
+  "novacat run: unknown workflow 'initialise_nova' (known: discover_spectra_products, download_and_validate_spectra, ingest_new_nova, ingest_photometry_dataset, initialize_nova, refresh_references)"
 expect_eq "unknown workflow stdout" "$(cat "$work/out")" ""
 
 # --function (a deployed Lambda) needs the function's table, and no
@@ -199,5 +199,37 @@ expect_eq "for-each-nova invalid stdout" "$(cat "$work/out")" ""
 expect_eq "for-each-nova with nova_id exit" "$?" "2"
 expect_eq "for-each-nova with nova_id message" "$(cat "$work/err")" \
   "novacat run: --for-each-nova gives each run its nova_id; --input may not set one"
+
+# `novacat photometry add`: V1500 Cyg's light curve registered, stored under
+# photometry/ and ingested (10 usable rows, 2 bad) as the bucket's event
+# would start it; the same file again is the same dataset and a duplicate
+# run; a nova that does not exist or a missing file: exit 2, nothing run.
+v1500=d4bbdda3-6824-4e82-b1ce-1b781190fbec
+"$novacat" photometry add --db "$db" --nova "$v1500" \
+  fixtures/photometry/v1500cyg_aavso.csv >"$work/phot.json" 2>"$work/phot.err"
+expect_eq "photometry add exit" "$?" "0"
+expect_eq "photometry add run" \
+  "$(field "$work/phot.json" "[(r['workflow'], r['outcome'], [(e['event'], e['detail']['rows_usable'], e['detail']['rows_bad'], e['detail']['bands']) for e in r['events']]) for r in d['runs']]")" \
+  "[('ingest_photometry_dataset', 'INGESTED', [('PhotometryIngested', 10, 2, ['B', 'V'])])]"
+dataset=$(field "$work/phot.json" "d['runs'][0]['events'][0]['detail']['dataset_id']")
+expect_eq "photometry files" \
+  "$(cd "$work/cat.db.objects/novacat-local" && find photometry derived -type f | sed 's|/[0-9a-f]*\.csv$|/<sha256>.csv|' | sort)" \
+  "derived/photometry/$v1500/$dataset/light_curve.csv
+photometry/$v1500/$dataset/<sha256>.csv"
+expect_eq "derived light curve head" \
+  "$(head -2 "$work/cat.db.objects/novacat-local/derived/photometry/$v1500/$dataset/light_curve.csv")" \
+  "time_mjd,magnitude,magnitude_error,band
+42654.25,3.2,0.05,V"
+"$novacat" photometry add --db "$db" --nova "$v1500" \
+  fixtures/photometry/v1500cyg_aavso.csv >"$work/phot2.json" 2>"$work/phot2.err"
+expect_eq "photometry add again" \
+  "$?:$(field "$work/phot2.json" "d['runs'][0]['outcome']")" "0:DUPLICATE_SKIPPED"
+"$novacat" photometry add --db "$db" --nova 00000000-0000-4000-8000-000000000000 \
+  fixtures/photometry/v1500cyg_aavso.csv >"$work/out" 2>"$work/err"
+expect_eq "photometry add unknown nova" "$?:$(cat "$work/out")" "2:"
+"$novacat" photometry add --db "$db" --nova "$v1500" "$work/none.csv" \
+  >"$work/out" 2>"$work/err"
+expect_eq "photometry add missing file" "$?:$(cat "$work/err")" \
+  "2:novacat photometry add: $work/none.csv is not a file"
 
 finish "novacat run: all checks passed"

@@ -19,7 +19,7 @@ runtime::Parsed<DiscoverSpectraProductsEvent> DiscoverSpectraProductsEvent::From
   if (!reader.ok()) return result;
   DiscoverSpectraProductsEvent value;
   if (auto v = reader.Uuid("nova_id", runtime::Rules{}.Required())) value.nova_id = std::move(*v);
-  if (const nlohmann::json* a = reader.Array("providers", runtime::Rules{})) {
+  if (const nlohmann::json* a = reader.Array("providers", runtime::Rules{}.MinItems(1))) {
     std::vector<std::string> items;
     for (size_t i = 0; i < a->size(); ++i) {
       const std::string p = reader.Path("providers") + "[" + std::to_string(i) + "]";
@@ -28,10 +28,9 @@ runtime::Parsed<DiscoverSpectraProductsEvent> DiscoverSpectraProductsEvent::From
     }
     value.providers = std::move(items);
   }
-  value.cursor = reader.String("cursor", runtime::Rules{});
   value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
-  reader.SchemaVersion(1);
-  reader.RejectUnknown({"nova_id", "providers", "cursor", "correlation_id", "schema_version"});
+  reader.SchemaVersion(2);
+  reader.RejectUnknown({"nova_id", "providers", "correlation_id", "schema_version"});
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
@@ -40,9 +39,8 @@ nlohmann::json DiscoverSpectraProductsEvent::ToJson() const {
   nlohmann::json json = nlohmann::json::object();
   json["nova_id"] = runtime::Encode(nova_id);
   if (providers) json["providers"] = runtime::Encode(*providers);
-  if (cursor) json["cursor"] = runtime::Encode(*cursor);
   if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
-  json["schema_version"] = 1;
+  json["schema_version"] = 2;
   return json;
 }
 
@@ -175,7 +173,7 @@ runtime::Parsed<DiscoverSpectraProductsState> DiscoverSpectraProductsState::From
   if (!reader.ok()) return result;
   DiscoverSpectraProductsState value;
   value.nova_id = reader.Uuid("nova_id", runtime::Rules{});
-  if (const nlohmann::json* a = reader.Array("providers", runtime::Rules{})) {
+  if (const nlohmann::json* a = reader.Array("providers", runtime::Rules{}.MinItems(1))) {
     std::vector<std::string> items;
     for (size_t i = 0; i < a->size(); ++i) {
       const std::string p = reader.Path("providers") + "[" + std::to_string(i) + "]";
@@ -184,7 +182,6 @@ runtime::Parsed<DiscoverSpectraProductsState> DiscoverSpectraProductsState::From
     }
     value.providers = std::move(items);
   }
-  value.cursor = reader.String("cursor", runtime::Rules{});
   value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
   if (const nlohmann::json* a = reader.Array("provider_results", runtime::Rules{})) {
     std::vector<nlohmann::json> items;
@@ -234,7 +231,6 @@ nlohmann::json DiscoverSpectraProductsState::ToJson() const {
   nlohmann::json json = nlohmann::json::object();
   if (nova_id) json["nova_id"] = runtime::Encode(*nova_id);
   if (providers) json["providers"] = runtime::Encode(*providers);
-  if (cursor) json["cursor"] = runtime::Encode(*cursor);
   if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
   if (provider_results) json["provider_results"] = runtime::Encode(*provider_results);
   if (dataset_ids) json["dataset_ids"] = runtime::Encode(*dataset_ids);

@@ -65,7 +65,7 @@ runtime::Parsed<DiscoverSpectraProductsEvent> DiscoverSpectraProductsEvent::From
   if (!reader.ok()) return result;
   DiscoverSpectraProductsEvent value;
   if (auto v = reader.Uuid("nova_id", runtime::Rules{}.Required())) value.nova_id = std::move(*v);
-  if (const nlohmann::json* a = reader.Array("providers", runtime::Rules{})) {
+  if (const nlohmann::json* a = reader.Array("providers", runtime::Rules{}.MinItems(1))) {
     std::vector<std::string> items;
     for (size_t i = 0; i < a->size(); ++i) {
       const std::string p = reader.Path("providers") + "[" + std::to_string(i) + "]";
@@ -74,10 +74,9 @@ runtime::Parsed<DiscoverSpectraProductsEvent> DiscoverSpectraProductsEvent::From
     }
     value.providers = std::move(items);
   }
-  value.cursor = reader.String("cursor", runtime::Rules{});
   value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
-  reader.SchemaVersion(1);
-  reader.RejectUnknown({"nova_id", "providers", "cursor", "correlation_id", "schema_version"});
+  reader.SchemaVersion(2);
+  reader.RejectUnknown({"nova_id", "providers", "correlation_id", "schema_version"});
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
@@ -86,9 +85,8 @@ nlohmann::json DiscoverSpectraProductsEvent::ToJson() const {
   nlohmann::json json = nlohmann::json::object();
   json["nova_id"] = runtime::Encode(nova_id);
   if (providers) json["providers"] = runtime::Encode(*providers);
-  if (cursor) json["cursor"] = runtime::Encode(*cursor);
   if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
-  json["schema_version"] = 1;
+  json["schema_version"] = 2;
   return json;
 }
 
@@ -224,7 +222,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
       runtime::BuiltinState{"BeginJobRun", Builtin::kBeginJobRun, std::nullopt},
       runtime::BuiltinState{"AcquireIdempotencyLock", Builtin::kAcquireIdempotencyLock, std::nullopt},
       runtime::BuiltinState{"PublishRefreshReferences", Builtin::kPublishEvent, runtime::EventSpec{"refresh_references", {"nova_id", "correlation_id"}, 1, std::nullopt}},
-      runtime::BuiltinState{"PublishDiscoverSpectraProducts", Builtin::kPublishEvent, runtime::EventSpec{"DiscoverSpectraProducts", {"nova_id", "providers", "cursor", "correlation_id"}, 1, std::nullopt}},
+      runtime::BuiltinState{"PublishDiscoverSpectraProducts", Builtin::kPublishEvent, runtime::EventSpec{"DiscoverSpectraProducts", {"nova_id", "providers", "correlation_id"}, 2, std::nullopt}},
       runtime::BuiltinState{"FinalizeJobRunSuccess", Builtin::kFinalizeJobRunSuccess, std::nullopt},
       runtime::BuiltinState{"TerminalFailHandler", Builtin::kTerminalFailHandler, std::nullopt},
       runtime::BuiltinState{"FinalizeJobRunFailed", Builtin::kFinalizeJobRunFailed, std::nullopt},

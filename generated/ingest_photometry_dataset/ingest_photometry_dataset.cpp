@@ -225,6 +225,27 @@ nlohmann::json IngestPhotometryOutput::ToJson() const {
   return json;
 }
 
+runtime::Parsed<RecordIngestionQuarantineOutput> RecordIngestionQuarantineOutput::FromJson(const nlohmann::json& json,
+                                             const std::string& path) {
+  runtime::Parsed<RecordIngestionQuarantineOutput> result;
+  runtime::ValidationErrors& errors = result.errors;
+  runtime::ObjectReader reader(json, path, errors);
+  if (!reader.ok()) return result;
+  RecordIngestionQuarantineOutput value;
+  value.ingestion_status = reader.String("ingestion_status", runtime::Rules{}.OneOf({"INGESTED", "QUARANTINED", "FAILED_TERMINAL", "FAILED_RETRYABLE"}));
+  if (auto v = reader.String("quarantine_reason_code", runtime::Rules{}.Nullable())) value.quarantine_reason_code = std::move(*v);
+  if (reader.IsNull("quarantine_reason_code")) value.quarantine_reason_code.emplace();
+  if (errors.empty()) result.value = std::move(value);
+  return result;
+}
+
+nlohmann::json RecordIngestionQuarantineOutput::ToJson() const {
+  nlohmann::json json = nlohmann::json::object();
+  if (ingestion_status) json["ingestion_status"] = runtime::Encode(*ingestion_status);
+  if (quarantine_reason_code) json["quarantine_reason_code"] = runtime::Encode(*quarantine_reason_code);
+  return json;
+}
+
 runtime::Parsed<RecordIngestionFailureOutput> RecordIngestionFailureOutput::FromJson(const nlohmann::json& json,
                                              const std::string& path) {
   runtime::Parsed<RecordIngestionFailureOutput> result;
@@ -250,6 +271,7 @@ bool IsDomainTask(std::string_view state_name) {
   if (state_name == "ResolveS3Object") return true;
   if (state_name == "AcquireDatasetLease") return true;
   if (state_name == "IngestPhotometry") return true;
+  if (state_name == "RecordIngestionQuarantine") return true;
   if (state_name == "RecordIngestionFailure") return true;
   return false;
 }
@@ -289,6 +311,16 @@ nlohmann::json Dispatch(IngestPhotometryDatasetSteps& steps, std::string_view st
     if (output.rows_bad) result["rows_bad"] = runtime::Encode(*output.rows_bad);
     if (output.bands) result["bands"] = runtime::Encode(*output.bands);
     if (output.artifact_key) result["artifact_key"] = runtime::Encode(*output.artifact_key);
+    return result;
+  }
+  if (state_name == "RecordIngestionQuarantine") {
+    const IngestPhotometryDatasetState input =
+        runtime::ParseDocumentOrThrow<IngestPhotometryDatasetState>(document, state_name);
+    [[maybe_unused]] const RecordIngestionQuarantineOutput output =
+        steps.RecordIngestionQuarantine(input, context);
+    nlohmann::json result = document;
+    if (output.ingestion_status) result["ingestion_status"] = runtime::Encode(*output.ingestion_status);
+    if (output.quarantine_reason_code) result["quarantine_reason_code"] = runtime::Encode(*output.quarantine_reason_code);
     return result;
   }
   if (state_name == "RecordIngestionFailure") {
@@ -649,7 +681,7 @@ std::string_view Definition() {
       "            \"QuarantineError\"\n"
       "          ],\n"
       "          \"ResultPath\": \"$.error\",\n"
-      "          \"Next\": \"RecordIngestionFailure\"\n"
+      "          \"Next\": \"RecordIngestionQuarantine\"\n"
       "        },\n"
       "        {\n"
       "          \"ErrorEquals\": [\n"
@@ -661,9 +693,67 @@ std::string_view Definition() {
       "      ],\n"
       "      \"Next\": \"PublishPhotometryIngested\"\n"
       "    },\n"
+      "    \"RecordIngestionQuarantine\": {\n"
+      "      \"Type\": \"Task\",\n"
+      "      \"Comment\": \"Records the quarantined ingestion on the dataset (validation QUARANTINED with the cause's reason code, ingestion_status QUARANTINED) and ends the lease; the run is then quarantined.\",\n"
+      "      \"Resource\": \"arn:aws:states:::lambda:invoke\",\n"
+      "      \"Parameters\": {\n"
+      "        \"FunctionName\": \"${IngestPhotometryDatasetFunctionArn}\",\n"
+      "        \"Payload\": {\n"
+      "          \"workflow\": \"ingest_photometry_dataset\",\n"
+      "          \"state_name\": \"RecordIngestionQuarantine\",\n"
+      "          \"execution_arn.$\": \"$$.Execution.Id\",\n"
+      "          \"retry_count.$\": \"$$.State.RetryCount\",\n"
+      "          \"state.$\": \"$\"\n"
+      "        }\n"
+      "      },\n"
+      "      \"OutputPath\": \"$.Payload\",\n"
+      "      \"TimeoutSeconds\": 20,\n"
+      "      \"Retry\": [\n"
+      "        {\n"
+      "          \"ErrorEquals\": [\n"
+      "            \"RetryableError\",\n"
+      "            \"States.Timeout\",\n"
+      "            \"Lambda.ServiceException\",\n"
+      "            \"Lambda.AWSLambdaException\",\n"
+      "            \"Lambda.SdkClientException\",\n"
+      "            \"Lambda.TooManyRequestsException\"\n"
+      "          ],\n"
+      "          \"IntervalSeconds\": 2,\n"
+      "          \"MaxAttempts\": 2,\n"
+      "          \"BackoffRate\": 5,\n"
+      "          \"MaxDelaySeconds\": 10,\n"
+      "          \"JitterStrategy\": \"NONE\"\n"
+      "        }\n"
+      "      ],\n"
+      "      \"Catch\": [\n"
+      "        {\n"
+      "          \"ErrorEquals\": [\n"
+      "            \"QuarantineError\"\n"
+      "          ],\n"
+      "          \"ResultPath\": \"$.error\",\n"
+      "          \"Next\": \"QuarantineHandler\"\n"
+      "        },\n"
+      "        {\n"
+      "          \"ErrorEquals\": [\n"
+      "            \"States.ALL\"\n"
+      "          ],\n"
+      "          \"ResultPath\": \"$.error\",\n"
+      "          \"Next\": \"TerminalFailHandler\"\n"
+      "        }\n"
+      "      ],\n"
+      "      \"Next\": \"RecordQuarantineReason_invalid_photometry\"\n"
+      "    },\n"
+      "    \"RecordQuarantineReason_invalid_photometry\": {\n"
+      "      \"Type\": \"Pass\",\n"
+      "      \"Comment\": \"Records quarantine reason invalid_photometry.\",\n"
+      "      \"Result\": \"invalid_photometry\",\n"
+      "      \"ResultPath\": \"$.quarantine_reason\",\n"
+      "      \"Next\": \"QuarantineHandler\"\n"
+      "    },\n"
       "    \"RecordIngestionFailure\": {\n"
       "      \"Type\": \"Task\",\n"
-      "      \"Comment\": \"Records the failed ingestion on the dataset (QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE, from the caught error's class) and ends the lease, so a new object version can be ingested.\",\n"
+      "      \"Comment\": \"Records the failed ingestion on the dataset (FAILED_TERMINAL, or FAILED_RETRYABLE when the retries ran out, from the caught error's class) and ends the lease, so that a later run can lease it again; the run then fails.\",\n"
       "      \"Resource\": \"arn:aws:states:::lambda:invoke\",\n"
       "      \"Parameters\": {\n"
       "        \"FunctionName\": \"${IngestPhotometryDatasetFunctionArn}\",\n"
@@ -710,25 +800,7 @@ std::string_view Definition() {
       "          \"Next\": \"TerminalFailHandler\"\n"
       "        }\n"
       "      ],\n"
-      "      \"Next\": \"IngestionQuarantined?\"\n"
-      "    },\n"
-      "    \"IngestionQuarantined?\": {\n"
-      "      \"Type\": \"Choice\",\n"
-      "      \"Choices\": [\n"
-      "        {\n"
-      "          \"Variable\": \"$.ingestion_status\",\n"
-      "          \"StringEquals\": \"QUARANTINED\",\n"
-      "          \"Next\": \"RecordQuarantineReason_invalid_photometry\"\n"
-      "        }\n"
-      "      ],\n"
-      "      \"Default\": \"TerminalFailHandler\"\n"
-      "    },\n"
-      "    \"RecordQuarantineReason_invalid_photometry\": {\n"
-      "      \"Type\": \"Pass\",\n"
-      "      \"Comment\": \"Records quarantine reason invalid_photometry.\",\n"
-      "      \"Result\": \"invalid_photometry\",\n"
-      "      \"ResultPath\": \"$.quarantine_reason\",\n"
-      "      \"Next\": \"QuarantineHandler\"\n"
+      "      \"Next\": \"TerminalFailHandler\"\n"
       "    },\n"
       "    \"PublishPhotometryIngested\": {\n"
       "      \"Type\": \"Task\",\n"

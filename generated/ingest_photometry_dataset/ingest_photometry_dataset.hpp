@@ -122,6 +122,17 @@ struct IngestPhotometryOutput {
   nlohmann::json ToJson() const;
 };
 
+// What RecordIngestionQuarantine produces.
+struct RecordIngestionQuarantineOutput {
+  std::optional<std::string> ingestion_status;  // The dataset's ingestion_status after the run (AP-PHOT-3).
+  std::optional<std::optional<std::string>> quarantine_reason_code;  // Why the dataset was quarantined.
+
+  // Parses and validates `json` (at `path`); errors name the field path.
+  static runtime::Parsed<RecordIngestionQuarantineOutput> FromJson(const nlohmann::json& json,
+                                            const std::string& path = "$");
+  nlohmann::json ToJson() const;
+};
+
 // What RecordIngestionFailure produces.
 struct RecordIngestionFailureOutput {
   std::optional<std::string> ingestion_status;  // The dataset's ingestion_status after the run (AP-PHOT-3).
@@ -169,7 +180,14 @@ class IngestPhotometryDatasetSteps {
   virtual IngestPhotometryOutput IngestPhotometry(const IngestPhotometryDatasetState& state,
       runtime::StepContext& context) = 0;
 
-  // RecordIngestionFailure: Records the failed ingestion on the dataset (QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE, from the caught error's class) and ends the lease, so a new object version can be ingested.
+  // RecordIngestionQuarantine: Records the quarantined ingestion on the dataset (validation QUARANTINED with the cause's reason code, ingestion_status QUARANTINED) and ends the lease; the run is then quarantined.
+  // Timeout 20s; 2 retries of RETRYABLE errors after 2s, 10s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 10).
+  // May raise RETRYABLE: transient_store_failure.
+  // Access patterns: AP-PHOT-3.
+  virtual RecordIngestionQuarantineOutput RecordIngestionQuarantine(const IngestPhotometryDatasetState& state,
+      runtime::StepContext& context) = 0;
+
+  // RecordIngestionFailure: Records the failed ingestion on the dataset (FAILED_TERMINAL, or FAILED_RETRYABLE when the retries ran out, from the caught error's class) and ends the lease, so that a later run can lease it again; the run then fails.
   // Timeout 20s; 2 retries of RETRYABLE errors after 2s, 10s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 10).
   // May raise RETRYABLE: transient_store_failure.
   // Access patterns: AP-PHOT-3.

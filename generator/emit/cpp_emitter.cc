@@ -173,6 +173,7 @@ class RecordBuilder {
     if (required) out += ".Required()";
     if (f.nullable) out += ".Nullable()";
     if (f.min_length) out += fmt::format(".MinLength({})", *f.min_length);
+    if (f.min_items) out += fmt::format(".MinItems({})", *f.min_items);
     if (f.minimum) out += fmt::format(".Minimum({})", *f.minimum);
     if (!f.enum_values.empty()) {
       std::string values;

@@ -922,6 +922,8 @@ class ReadmeBuilder {
       notes.push_back("one of " + CellCodes(f.enum_values));
     if (f.min_length)
       notes.push_back(fmt::format("min length {}", *f.min_length));
+    if (f.min_items)
+      notes.push_back(fmt::format("at least {} items", *f.min_items));
     if (f.minimum) notes.push_back(fmt::format("minimum {}", *f.minimum));
     if (f.nullable) notes.push_back("nullable");
     if (!notes.empty()) text += " (" + Join(notes, ", ") + ")";

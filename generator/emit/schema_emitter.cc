@@ -82,6 +82,7 @@ Json FieldSchema(const Field& f, bool allow_unknown) {
     if (it.key() != "type") typed[it.key()] = it.value();
   }
   if (f.min_length) typed["minLength"] = *f.min_length;
+  if (f.min_items) typed["minItems"] = *f.min_items;
   if (f.default_value) typed["default"] = *f.default_value;
   if (f.minimum) {
     if (*f.minimum == static_cast<double>(static_cast<int64_t>(*f.minimum))) {

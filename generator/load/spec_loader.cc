@@ -1032,6 +1032,7 @@ class WorkflowReader {
     field.description = v_.String(m, "description").value_or("");
     field.enum_values = v_.StringList(m, "enum", nullptr);
     field.min_length = v_.Integer(m, "min_length");
+    field.min_items = v_.Integer(m, "min_items");
     field.minimum = v_.Number(m, "minimum");
     if (const YAML::Node* d = m.Get("default")) {
       field.default_value = ToJson(*d);

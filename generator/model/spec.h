@@ -113,6 +113,7 @@ struct Field {
   std::string description;
   std::vector<std::string> enum_values;
   std::optional<int64_t> min_length;
+  std::optional<int64_t> min_items;  // arrays
   std::optional<double> minimum;
   std::shared_ptr<Field> items;  // kArray: the element type
   std::vector<Field> fields;     // kObject: the properties

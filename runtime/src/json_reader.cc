@@ -307,6 +307,13 @@ const nlohmann::json* ObjectReader::Array(std::string_view key,
     Fail(key, "must be an array");
     return nullptr;
   }
+  if (rules.min_items && static_cast<int64_t>(m->size()) < *rules.min_items) {
+    Fail(key, *rules.min_items == 1
+                  ? std::string("must not be empty")
+                  : "must have at least " + std::to_string(*rules.min_items) +
+                        " items");
+    return nullptr;
+  }
   return m;
 }
 

@@ -36,6 +36,17 @@
 // is not a UUID, a missing database) or when nothing was found (the message
 // names what).
 //
+//   novacat photometry add --nova NOVA_ID [--provider NAME] FILE
+//               [--db PATH | --dynamodb TABLE] [--fixtures DIR]
+//
+// registers a nova's photometry file (a CSV or FITS light curve) for
+// ingestion: its PHOTOMETRY dataset and FileObject, then the object itself
+// under photometry/ in the catalog's store (ingest_photometry_dataset's
+// RegisterPhotometryFile). In AWS the bucket's Object Created event starts
+// ingest_photometry_dataset; here nothing listens to the folder, so the
+// command then runs it with the event's fields, as the stack's rule would,
+// and prints what `novacat run` prints (exit codes too).
+//
 //   novacat simulate DEFINITION.asl.json --script SCRIPT.json [--input
 //   JSON|@FILE]
 //
@@ -53,6 +64,7 @@
 #include <sstream>
 
 #include "fixture_world.h"
+#include "ingest_photometry_dataset/steps.hpp"
 #include "jobs.h"
 #include "novacat/aws/lambda_client.h"
 #include "novacat/runtime/asl/asl_error.h"
@@ -416,6 +428,39 @@ int Run(const std::string& workflow, const std::string& input_text,
   return failed ? kExitFailed : 0;
 }
 
+int AddPhotometry(const std::string& nova_id, const std::string& provider,
+                  const std::string& file, const StoreChoice& store,
+                  const std::string& fixtures) {
+  if (!std::filesystem::is_regular_file(file)) {
+    std::fprintf(stderr, "novacat photometry add: %s is not a file\n",
+                 file.c_str());
+    return kExitInvalid;
+  }
+  novacat::ingest_photometry_dataset::RegisteredPhotometry registered;
+  {
+    std::unique_ptr<World> world = OpenWorld(store, fixtures, "photometry");
+    if (!world) return kExitInvalid;
+    try {
+      registered = novacat::ingest_photometry_dataset::RegisterPhotometryFile(
+          world->fixture.repository, *world->fixture.objects, nova_id, provider,
+          file,
+          novacat::runtime::FormatTimestamp(
+              static_cast<int64_t>(std::time(nullptr))));
+    } catch (const novacat::runtime::TerminalError& e) {
+      std::fprintf(stderr, "novacat photometry add: %s\n", e.what());
+      return kExitInvalid;
+    }
+  }
+  std::fprintf(stderr, "novacat photometry add: %s dataset %s, object %s\n",
+               registered.created ? "registered" : "already registered:",
+               registered.dataset_id.c_str(),
+               registered.input["key"].get<std::string>().c_str());
+  // What the bucket's Object Created event starts in AWS.
+  return Run("ingest_photometry_dataset", registered.input.dump(), store,
+             fixtures, /*follow=*/false, /*verbose=*/false, /*function=*/"",
+             /*for_each_nova=*/false);
+}
+
 int Seed(const StoreChoice& store, const std::string& fixtures) {
   std::unique_ptr<World> world = OpenWorld(store, fixtures, "seed");
   if (!world) return kExitInvalid;
@@ -548,6 +593,33 @@ int main(int argc, char** argv) {
   seed->add_option("--dynamodb", store.dynamodb,
                    "Use this DynamoDB table instead of --db");
 
+  CLI::App* photometry = app.add_subcommand(
+      "photometry", "Photometry files of the catalog's novae");
+  photometry->require_subcommand(1);
+  CLI::App* photometry_add = photometry->add_subcommand(
+      "add",
+      "Register a nova's photometry file (CSV or FITS light curve: time, "
+      "magnitude, magnitude error, band) and put it under photometry/ in "
+      "the catalog's store, then run ingest_photometry_dataset on it as the "
+      "bucket's Object Created event does in AWS. Prints what novacat run "
+      "prints; exit codes as novacat run's.");
+  std::string photometry_nova, photometry_provider = "AAVSO", photometry_file;
+  photometry_add->add_option("FILE", photometry_file, "The light curve")
+      ->required();
+  photometry_add->add_option("--nova", photometry_nova, "The nova (UUID)")
+      ->required();
+  photometry_add
+      ->add_option("--provider", photometry_provider,
+                   "Where the light curve comes from")
+      ->capture_default_str();
+  photometry_add
+      ->add_option("--db", db, "SQLite database (created on first use)")
+      ->capture_default_str();
+  photometry_add->add_option("--fixtures", fixtures,
+                             "Fixture folder (default: as for run)");
+  photometry_add->add_option("--dynamodb", store.dynamodb,
+                             "Use this DynamoDB table instead of --db");
+
   CLI::App* jobs = app.add_subcommand(
       "jobs",
       "Show what the store recorded of the runs (AP-OPS-1..3): a nova's "
@@ -583,13 +655,17 @@ int main(int argc, char** argv) {
       return Run(workflow, run_input, store, fixtures, follow, verbose,
                  function, for_each_nova);
     if (seed->parsed()) return Seed(store, fixtures);
+    if (photometry_add->parsed())
+      return AddPhotometry(photometry_nova, photometry_provider,
+                           photometry_file, store, fixtures);
     if (jobs->parsed()) return Jobs(jobs_query, store, jobs_format);
   } catch (const std::exception& e) {
     // A broken database or fixture: say what, never crash.
     std::fprintf(stderr, "novacat %s: %s\n",
-                 run->parsed()    ? "run"
-                 : seed->parsed() ? "seed"
-                                  : "jobs",
+                 run->parsed()              ? "run"
+                 : seed->parsed()           ? "seed"
+                 : photometry_add->parsed() ? "photometry add"
+                                            : "jobs",
                  e.what());
     return kExitInvalid;
   }

@@ -310,24 +310,45 @@ IngestPhotometryOutput Steps::IngestPhotometry(
   return out;
 }
 
+RecordIngestionQuarantineOutput Steps::RecordIngestionQuarantine(
+    const IngestPhotometryDatasetState& state, runtime::StepContext& context) {
+  RecordedFailure recorded =
+      RecordFailure(state, context, "RecordIngestionQuarantine");
+  RecordIngestionQuarantineOutput out;
+  out.ingestion_status = recorded.ingestion_status;
+  out.quarantine_reason_code = recorded.quarantine_reason_code;
+  return out;
+}
+
 RecordIngestionFailureOutput Steps::RecordIngestionFailure(
     const IngestPhotometryDatasetState& state, runtime::StepContext& context) {
-  constexpr std::string_view kState = "RecordIngestionFailure";
-  DatasetKey key = StateDataset(state, kState);
-  const std::string& owner = Required(state.job_run_id, kState, "job_run_id");
+  RecordedFailure recorded =
+      RecordFailure(state, context, "RecordIngestionFailure");
+  RecordIngestionFailureOutput out;
+  out.ingestion_status = recorded.ingestion_status;
+  out.quarantine_reason_code = recorded.quarantine_reason_code;
+  return out;
+}
+
+Steps::RecordedFailure Steps::RecordFailure(
+    const IngestPhotometryDatasetState& state, runtime::StepContext& context,
+    std::string_view state_name) {
+  DatasetKey key = StateDataset(state, state_name);
+  const std::string& owner =
+      Required(state.job_run_id, state_name, "job_run_id");
   workflows::CaughtError caught =
-      workflows::ClassifyCaughtError(state.error, kState);
+      workflows::ClassifyCaughtError(state.error, state_name);
   const std::string now = runtime::FormatTimestamp(context.now);
   store::ValidationOutcome& outcome = caught.outcome;
   const ProcessingStatus next = caught.next;
   outcome.details = json{{"cause", caught.cause}};
 
   // The ingestion_status is the status the lease ends with.
-  RecordIngestionFailureOutput out;
+  RecordedFailure out;
   out.ingestion_status = store::ProcessingStatusName(next);
   out.quarantine_reason_code = outcome.quarantine_reason_code;
   json fields = {{"dataset_id", key.dataset_id},
-                 {"ingestion_status", *out.ingestion_status}};
+                 {"ingestion_status", out.ingestion_status}};
   if (outcome.quarantine_reason_code)
     fields["quarantine_reason_code"] = *outcome.quarantine_reason_code;
 
@@ -339,10 +360,10 @@ RecordIngestionFailureOutput Steps::RecordIngestionFailure(
     return out;
   }
   RequireHeld(env_.repository.PutValidationResult(key, outcome, now, owner),
-              kState, "PutValidationResult", key);
+              state_name, "PutValidationResult", key);
   RequireHeld(env_.repository.UpdateIngestionStatus(
-                  key, {*out.ingestion_status, std::nullopt}, now, owner),
-              kState, "UpdateIngestionStatus", key);
+                  key, {out.ingestion_status, std::nullopt}, now, owner),
+              state_name, "UpdateIngestionStatus", key);
   if (env_.repository.ReleaseDatasetLease(key, owner, next, now) ==
       store::ReleaseResult::kNotHeld)
     context.Log("dataset lease lost before its failure was recorded", fields);

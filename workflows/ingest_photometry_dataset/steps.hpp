@@ -29,7 +29,9 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "ingest_photometry_dataset/ingest_photometry_dataset.hpp"
 #include "novacat/fits/photometry.h"
@@ -91,7 +93,9 @@ class Steps final : public IngestPhotometryDatasetSteps {
       const IngestPhotometryDatasetState& state,
       runtime::StepContext& context) override;
 
-  // The caught error ($.error: Error, Cause) of IngestPhotometry, recorded on
+  // The caught error ($.error: Error, Cause) of IngestPhotometry (the spec
+  // sends QUARANTINE errors to RecordIngestionQuarantine, the others here;
+  // both record any class the same way), recorded on
   // the dataset, fenced, with details {"cause": <cause>}:
   //   QuarantineError -> validation QUARANTINED with the cause's reason
   //     code, ingestion_status and processing_status QUARANTINED;
@@ -104,8 +108,24 @@ class Steps final : public IngestPhotometryDatasetSteps {
   RecordIngestionFailureOutput RecordIngestionFailure(
       const IngestPhotometryDatasetState& state,
       runtime::StepContext& context) override;
+  // The same, for the QUARANTINE errors the spec routes here (then to
+  // QuarantineHandler, where RecordIngestionFailure goes on to
+  // TerminalFailHandler).
+  RecordIngestionQuarantineOutput RecordIngestionQuarantine(
+      const IngestPhotometryDatasetState& state,
+      runtime::StepContext& context) override;
 
  private:
+  struct RecordedFailure {
+    std::string ingestion_status;
+    std::optional<std::string> quarantine_reason_code;
+  };
+  // What both record: the caught error on the dataset (see above), as the
+  // Task `state_name`.
+  RecordedFailure RecordFailure(const IngestPhotometryDatasetState& state,
+                                runtime::StepContext& context,
+                                std::string_view state_name);
+
   workflows::Environment env_;
 };
 

@@ -113,9 +113,10 @@ class PhotometryStepsTest : public ::testing::Test {
     return Dispatch(steps, state, document, context_);
   }
   // The domain Tasks as the state machine runs them: Resolve, Lease, then
-  // (when acquired) Ingest, whose failure goes to RecordIngestionFailure
-  // with the error as the catcher puts it. Errors of the first two
-  // propagate (the workflow's own catch).
+  // (when acquired) Ingest, whose failure goes to RecordIngestionQuarantine
+  // (QUARANTINE) or RecordIngestionFailure (the others) with the error as
+  // the catcher puts it. Errors of the first two propagate (the workflow's
+  // own catch).
   json Run(json document, IngestPhotometryDatasetSteps& steps) {
     document = Step("ResolveS3Object", document, steps);
     document = Step("AcquireDatasetLease", document, steps);
@@ -124,7 +125,10 @@ class PhotometryStepsTest : public ::testing::Test {
       return Step("IngestPhotometry", document, steps);
     } catch (const runtime::StepError& e) {
       document["error"] = {{"Error", ErrorName(e)}, {"Cause", e.what()}};
-      return Step("RecordIngestionFailure", document, steps);
+      return Step(e.error_class() == runtime::ErrorClass::kQuarantine
+                      ? "RecordIngestionQuarantine"
+                      : "RecordIngestionFailure",
+                  document, steps);
     }
   }
   json Run(json document) { return Run(std::move(document), *steps_); }
@@ -612,7 +616,12 @@ TEST_F(PhotometryStepsTest, EachErrorClassIsRecordedOnTheDataset) {
     json document =
         Step("AcquireDatasetLease", Step("ResolveS3Object", Input(r)));
     document["error"] = {{"Error", c.error}, {"Cause", c.cause}};
-    json out = Step("RecordIngestionFailure", document);
+    // The spec routes QUARANTINE to RecordIngestionQuarantine, the others
+    // to RecordIngestionFailure; both record any class the same way.
+    const char* task = std::string_view(c.error) == "QuarantineError"
+                           ? "RecordIngestionQuarantine"
+                           : "RecordIngestionFailure";
+    json out = Step(task, document);
     EXPECT_EQ(out["ingestion_status"], c.ingestion_status);
     EXPECT_EQ(out["quarantine_reason_code"],
               c.reason_code ? json(*c.reason_code) : json(nullptr));
@@ -626,7 +635,9 @@ TEST_F(PhotometryStepsTest, EachErrorClassIsRecordedOnTheDataset) {
     EXPECT_EQ(d.lease_owner, std::nullopt);
     EXPECT_EQ(d.lease_expires_at, std::nullopt);
     EXPECT_EQ(d.updated_at, runtime::FormatTimestamp(context_.now));
-    // A retry of the step (its first answer lost) changes nothing.
+    // A retry of the step (its first answer lost), or the other Task,
+    // changes nothing.
+    EXPECT_EQ(Step(task, document), out);
     EXPECT_EQ(Step("RecordIngestionFailure", document), out);
     EXPECT_EQ(Stored(r.dataset_id), d);
   }

@@ -10,7 +10,10 @@
 #include <set>
 #include <thread>
 
+#include <unistd.h>
+
 #include "fixture_world.h"
+#include "ingest_photometry_dataset/steps.hpp"
 #include "novacat/domain/references.h"
 #include "novacat/domain/resolver.h"
 #include "novacat/domain/spectra.h"
@@ -401,6 +404,89 @@ TEST_F(EndToEndTest, FollowStopsAtMaxRunsAndSaysHowManyWereNotStarted) {
   EXPECT_EQ(report.runs[1].workflow, "ingest_new_nova");
   EXPECT_EQ(report.not_run, 2);  // refresh_references, discover_...
   EXPECT_EQ(report.error, "");
+}
+
+// ingest_photometry_dataset as `novacat photometry add` drives it: the
+// fixture light curve registered for V1500 Cyg, then the run the bucket's
+// Object Created event starts in AWS, with the event's fields.
+TEST_F(EndToEndTest, ARegisteredLightCurveIsIngestedOnce) {
+  store::Repository& repository = client_->world.repository;
+  ingest_photometry_dataset::RegisteredPhotometry registered =
+      ingest_photometry_dataset::RegisterPhotometryFile(
+          repository, *client_->world.objects, kV1500Cyg, "AAVSO",
+          "fixtures/photometry/v1500cyg_aavso.csv", "2026-01-01T00:00:00Z");
+  EXPECT_TRUE(registered.created);
+  const std::string key = registered.input["key"];
+  EXPECT_EQ(key.rfind(std::string("photometry/") + kV1500Cyg + "/" +
+                          registered.dataset_id + "/",
+                      0),
+            0u)
+      << key;
+
+  WorkflowRun run = RunOne("ingest_photometry_dataset", registered.input);
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(run.job_run->outcome, "INGESTED");
+  EXPECT_EQ(run.job_run->nova_id, std::nullopt);  // unknown when it began
+  ASSERT_EQ(EventNames(run), std::vector<std::string>{"PhotometryIngested"});
+  const std::string artifact = std::string("derived/photometry/") + kV1500Cyg +
+                               "/" + registered.dataset_id + "/light_curve.csv";
+  json detail = json::parse(run.events[0].event.dump());
+  EXPECT_EQ(detail["nova_id"], kV1500Cyg);
+  EXPECT_EQ(detail["dataset_id"], registered.dataset_id);
+  EXPECT_EQ(detail["rows_usable"], 10);
+  EXPECT_EQ(detail["rows_bad"], 2);
+  EXPECT_EQ(detail["bands"], json::array({"B", "V"}));
+  EXPECT_EQ(detail["artifact_key"], artifact);
+
+  std::optional<store::Dataset> dataset =
+      repository.GetDataset({kV1500Cyg, store::DatasetType::kPhotometry,
+                             "AAVSO", registered.dataset_id});
+  ASSERT_TRUE(dataset);
+  EXPECT_EQ(dataset->ingestion_status, "INGESTED");
+  EXPECT_EQ(dataset->processing_status, store::ProcessingStatus::kCompleted);
+  EXPECT_EQ(dataset->lease_owner, std::nullopt);
+  EXPECT_EQ(dataset->validation_status, store::ValidationStatus::kValid);
+  ASSERT_TRUE(dataset->artifacts);
+  EXPECT_EQ((*dataset->artifacts)["light_curve"]["key"], artifact);
+  EXPECT_EQ((*dataset->artifacts)["light_curve"]["rows"], 10);
+  std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() /
+      ("novacat-e2e-photometry-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(scratch);
+  std::optional<transfer::Fetched> derived =
+      client_->world.objects->Get(artifact, scratch);
+  std::filesystem::remove_all(scratch);
+  ASSERT_TRUE(derived);
+  EXPECT_EQ(derived->sha256, (*dataset->artifacts)["light_curve"]["sha256"]);
+
+  // S3 delivers at least once: the same event again repeats nothing.
+  WorkflowRun again =
+      RunOne("ingest_photometry_dataset", registered.input, kStart + 60);
+  EXPECT_EQ(again.job_run->outcome, "DUPLICATE_SKIPPED");
+  EXPECT_TRUE(again.events.empty());
+  // Registering the same file again is the same dataset and object.
+  ingest_photometry_dataset::RegisteredPhotometry twice =
+      ingest_photometry_dataset::RegisterPhotometryFile(
+          repository, *client_->world.objects, kV1500Cyg, "AAVSO",
+          "fixtures/photometry/v1500cyg_aavso.csv", "2026-01-02T00:00:00Z");
+  EXPECT_FALSE(twice.created);
+  EXPECT_EQ(twice.dataset_id, registered.dataset_id);
+  EXPECT_EQ(twice.input, registered.input);
+}
+
+TEST_F(EndToEndTest, AnObjectNoDatasetOwnsFailsTerminalAndIsRecorded) {
+  WorkflowRun run = RunOne("ingest_photometry_dataset",
+                           {{"bucket", "novacat-local"},
+                            {"key", "photometry/stray.csv"},
+                            {"etag", "9b2cf535f27731c974343645a3985328"}});
+  EXPECT_EQ(run.result.status, "FAILED");
+  ASSERT_TRUE(run.job_run);
+  EXPECT_EQ(runtime::JobRunStatusName(run.job_run->status),
+            std::string("FAILED"));
+  EXPECT_EQ(run.job_run->error_classification, "TERMINAL");
+  EXPECT_TRUE(run.events.empty());
+  EXPECT_EQ(Attempts(run, "ResolveS3Object"),
+            std::vector<std::string>{"1:FAILED:TERMINAL"});
 }
 
 TEST_F(EndToEndTest, AnUnknownWorkflowIsRefusedAndNothingRuns) {

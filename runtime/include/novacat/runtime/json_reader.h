@@ -22,6 +22,7 @@ struct Rules {
   bool required = false;
   bool nullable = false;              // null is accepted (and read as absent)
   std::optional<int64_t> min_length;  // in Unicode code points
+  std::optional<int64_t> min_items;   // arrays
   std::optional<double> minimum;
   std::vector<std::string_view> one_of;  // enum values
 
@@ -38,6 +39,11 @@ struct Rules {
   Rules MinLength(int64_t n) const {
     Rules r = *this;
     r.min_length = n;
+    return r;
+  }
+  Rules MinItems(int64_t n) const {
+    Rules r = *this;
+    r.min_items = n;
     return r;
   }
   Rules Minimum(double n) const {

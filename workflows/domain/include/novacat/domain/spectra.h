@@ -60,7 +60,6 @@ struct ProviderQuery {
   std::optional<double> ra_deg;
   std::optional<double> dec_deg;
   std::vector<std::string> names;  // canonical names / aliases
-  std::optional<std::string> cursor;
 };
 
 // The seam a real provider client implements (ESO TAP, MAST's Portal API,
