@@ -797,6 +797,8 @@ class PlanBuilder {
     std::string error;
     std::vector<std::string> states;  // spec states entered on the route
     bool in_item = false;             // caught inside the Map item
+    // Recorded by a transition on the route (its mark state writes it).
+    std::string quarantine_reason;
   };
   RouteEnd FollowRoute(const std::string& target) const {
     RouteEnd end;
@@ -810,6 +812,8 @@ class PlanBuilder {
         return end;
       }
       if (s->is_terminal() || !s->next.present()) return end;
+      if (!s->next.quarantine_reason.empty())
+        end.quarantine_reason = s->next.quarantine_reason;
       s = spec_.graph.Find(s->next.target);
     }
     return end;
@@ -878,6 +882,8 @@ class PlanBuilder {
         expect["status"] = end->failed ? "FAILED" : "SUCCEEDED";
         if (end->failed) expect["error"] = end->error;
         expect["last_state"] = end->last;
+        if (!end->quarantine_reason.empty())
+          expect["quarantine_reason"] = end->quarantine_reason;
       } else {
         expect["status"] = "FAILED";
       }
