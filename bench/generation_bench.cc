@@ -1,12 +1,21 @@
-// Generation time (load + check + emit) for synthetic specs of growing size.
+// Generation time (load + check + emit) for synthetic specs of growing size,
+// and for the seed specs phase by phase (BM_Seed*, run from the root).
 // Growth must be linear: compare the per-state time (the
 // "items_per_second" counter) across 100, 1,000 and 10,000 states.
 #include <benchmark/benchmark.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "compiler.h"
+#include "emit/asl_emitter.h"
+#include "emit/conformance_emitter.h"
+#include "emit/cpp_emitter.h"
+#include "emit/docs_emitter.h"
 #include "emit/generator.h"
+#include "emit/stack_emitter.h"
 
 namespace {
 
@@ -114,6 +123,83 @@ BENCHMARK(BM_Generate)
     ->Arg(1000)
     ->Arg(10000)
     ->Unit(benchmark::kMillisecond);
+
+// The seed specs (specs/*.yaml, run from the repository root), phase by
+// phase: what `novacat-gen --check specs/*.yaml` spends its time in.
+std::vector<std::string> SeedSpecPaths() {
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator("specs"))
+    if (entry.path().extension() == ".yaml")
+      paths.push_back(entry.path().generic_string());
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+std::vector<std::unique_ptr<novacat::WorkflowSpec>> LoadSeedSpecs() {
+  novacat::DiagnosticSink sink;
+  return novacat::LoadAndCheck(SeedSpecPaths(), novacat::DiskFileReader(),
+                               sink);
+}
+
+void BM_SeedLoadAndCheck(benchmark::State& state) {
+  const std::vector<std::string> paths = SeedSpecPaths();
+  for (auto _ : state) {
+    novacat::DiagnosticSink sink;
+    auto specs = novacat::LoadAndCheck(paths, novacat::DiskFileReader(), sink);
+    benchmark::DoNotOptimize(specs);
+  }
+}
+BENCHMARK(BM_SeedLoadAndCheck)->Unit(benchmark::kMillisecond);
+
+// One emitter over every seed spec; `emit` maps a spec to its text.
+template <typename Emit>
+void SeedEmit(benchmark::State& state, Emit emit) {
+  const auto specs = LoadSeedSpecs();
+  for (auto _ : state) {
+    for (const auto& spec : specs) benchmark::DoNotOptimize(emit(*spec));
+  }
+}
+void BM_SeedEmitAsl(benchmark::State& state) {
+  SeedEmit(state, novacat::EmitAsl);
+}
+void BM_SeedEmitCpp(benchmark::State& state) {
+  SeedEmit(state, [](const novacat::WorkflowSpec& spec) {
+    return novacat::EmitCpp(spec);
+  });
+}
+void BM_SeedEmitConformance(benchmark::State& state) {
+  SeedEmit(state, novacat::EmitConformancePlan);
+}
+void BM_SeedEmitDocs(benchmark::State& state) {
+  SeedEmit(state, [](const novacat::WorkflowSpec& spec) {
+    return novacat::EmitWorkflowDocs(spec) + novacat::EmitWorkflowDot(spec);
+  });
+}
+BENCHMARK(BM_SeedEmitAsl)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SeedEmitCpp)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SeedEmitConformance)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SeedEmitDocs)->Unit(benchmark::kMillisecond);
+
+void BM_SeedEmitStack(benchmark::State& state) {
+  const auto specs = LoadSeedSpecs();
+  for (auto _ : state) benchmark::DoNotOptimize(novacat::EmitStack(specs));
+}
+BENCHMARK(BM_SeedEmitStack)->Unit(benchmark::kMillisecond);
+
+void BM_SeedEmitAll(benchmark::State& state) {
+  const auto specs = LoadSeedSpecs();
+  for (auto _ : state) benchmark::DoNotOptimize(novacat::EmitAll(specs));
+}
+BENCHMARK(BM_SeedEmitAll)->Unit(benchmark::kMillisecond);
+
+// The comparison with generated/ that --check ends with (in sync: no diff).
+void BM_SeedCheckFiles(benchmark::State& state) {
+  const auto specs = LoadSeedSpecs();
+  const novacat::FileSet files = novacat::EmitAll(specs);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(novacat::CheckFiles(files, "generated"));
+}
+BENCHMARK(BM_SeedCheckFiles)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -399,7 +399,9 @@ Field RuntimeMember(const std::string& name, FieldKind kind,
 
 class CppBuilder {
  public:
-  explicit CppBuilder(const WorkflowSpec& spec) : spec_(spec) {}
+  // `asl`: EmitAsl(spec), which the binding embeds.
+  CppBuilder(const WorkflowSpec& spec, const std::string& asl)
+      : spec_(spec), asl_(asl) {}
 
   CppFiles Build() {
     std::vector<Record> records;
@@ -574,16 +576,9 @@ class CppBuilder {
   }
 
   static std::string Render(std::string_view name, const mustache::data& data) {
-    mustache::mustache tmpl{std::string(TemplateText(name))};
     // Values are escaped for C++ by the emitter; HTML escaping would
     // corrupt them.
-    tmpl.set_custom_escape([](const std::string& s) { return s; });
-    std::string out = tmpl.render(data);
-    if (!tmpl.is_valid()) {
-      throw std::logic_error("template " + std::string(name) + ": " +
-                             tmpl.error_message());
-    }
-    return out;
+    return RenderTemplate(name, data, TemplateEscape::kNone);
   }
 
   std::vector<std::string> MethodComment(const State& s) const {
@@ -706,13 +701,15 @@ class CppBuilder {
 
   void SetBinding(mustache::data& data) const {
     // The definition, one string literal per line of the JSON text.
-    const std::string asl = EmitAsl(spec_);
+    const std::string& asl = asl_;
     std::string literal;
     for (size_t at = 0; at < asl.size();) {
       size_t end = asl.find('\n', at);
       end = end == std::string::npos ? asl.size() : end + 1;
-      literal += (literal.empty() ? "      \"" : "\n      \"") +
-                 CppStringLiteral(asl.substr(at, end - at)) + "\"";
+      literal += literal.empty() ? "      \"" : "\n      \"";
+      AppendCppStringLiteral(literal,
+                             std::string_view(asl).substr(at, end - at));
+      literal += '"';
       at = end;
     }
     data.set("definition", literal.empty() ? std::string("\"\"") : literal);
@@ -882,10 +879,17 @@ class CppBuilder {
   }
 
   const WorkflowSpec& spec_;
+  const std::string& asl_;  // EmitAsl(spec_)
 };
 
 }  // namespace
 
-CppFiles EmitCpp(const WorkflowSpec& spec) { return CppBuilder(spec).Build(); }
+CppFiles EmitCpp(const WorkflowSpec& spec) {
+  return EmitCpp(spec, EmitAsl(spec));
+}
+
+CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl) {
+  return CppBuilder(spec, asl).Build();
+}
 
 }  // namespace novacat

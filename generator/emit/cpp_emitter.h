@@ -32,6 +32,9 @@ struct CppFiles {
 };
 
 CppFiles EmitCpp(const WorkflowSpec& spec);
+// As EmitCpp, with the spec's definition already emitted: `asl` must be
+// EmitAsl(spec) (EmitAll emits it once for both files).
+CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl);
 
 // Escapes `text` as the contents of a C++ string literal.
 std::string CppStringLiteral(const std::string& text);

@@ -1051,7 +1051,10 @@ std::string RenderWorkflowDocs(const WorkflowSpec& spec,
 }
 
 std::string EmitWorkflowDocs(const WorkflowSpec& spec) {
-  return RenderWorkflowDocs(spec, TemplateText("workflow_readme.md.mustache"));
+  // As RenderWorkflowDocs with the embedded template, parsed once.
+  return SqueezeBlankLines(RenderTemplate("workflow_readme.md.mustache",
+                                          ReadmeBuilder(spec).Build(),
+                                          TemplateEscape::kHtml));
 }
 
 std::string EmitWorkflowDot(const WorkflowSpec& spec) {

@@ -8,40 +8,82 @@
 #include "emit/docs_emitter.h"
 #include "emit/schema_emitter.h"
 #include "emit/stack_emitter.h"
+#include "support/parallel.h"
 
 namespace novacat {
 
+namespace {
+
+// What the emitters make of one workflow, before it joins the FileSet.
+struct WorkflowOutput {
+  std::string asl;
+  CppFiles cpp;
+  std::string conformance;
+  std::string readme;
+  std::string dot;
+  std::vector<std::string> schemas;  // one per spec.events, in order
+};
+
+WorkflowOutput EmitWorkflow(const WorkflowSpec& spec) {
+  WorkflowOutput out;
+  out.asl = EmitAsl(spec);
+  out.cpp = EmitCpp(spec, out.asl);
+  out.conformance = EmitConformancePlan(spec);
+  out.readme = EmitWorkflowDocs(spec);
+  out.dot = EmitWorkflowDot(spec);
+  for (const auto& event : spec.events)
+    out.schemas.push_back(EmitEventSchema(spec, event));
+  return out;
+}
+
+}  // namespace
+
 FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
+  // Emitters are pure functions of a checked spec, so each workflow's
+  // files, and the stack, are made in parallel; they join the set below in
+  // spec order, as made one by one: the same bytes whatever the
+  // scheduling. The stack, the longest job, goes first.
+  std::vector<WorkflowOutput> outputs(specs.size());
+  std::string stack;
+  ParallelFor(specs.size() + 1, [&](size_t i) {
+    if (i == 0)
+      stack = EmitStack(specs);
+    else
+      outputs[i - 1] = EmitWorkflow(*specs[i - 1]);
+  });
   FileSet files;
-  for (const auto& spec : specs) {
-    files.Add(spec->workflow + "/statemachine.asl.json", EmitAsl(*spec),
-              spec->workflow);
-    CppFiles cpp = EmitCpp(*spec);
-    const std::string base = spec->workflow + "/" + spec->workflow;
-    files.Add(base + ".hpp", cpp.header, spec->workflow);
-    files.Add(base + ".cpp", cpp.source, spec->workflow);
-    files.Add(spec->workflow + "/conformance.json", EmitConformancePlan(*spec),
-              spec->workflow);
-    files.Scaffold(spec->workflow + "/steps.hpp", cpp.steps_header);
-    files.Scaffold(spec->workflow + "/steps.cpp", cpp.steps_source);
-    files.Add(spec->workflow + "/README.md", EmitWorkflowDocs(*spec),
-              spec->workflow);
-    files.Add(spec->workflow + "/statemachine.dot", EmitWorkflowDot(*spec),
-              spec->workflow);
-    for (const auto& event : spec->events) {
-      std::string schema = EmitEventSchema(*spec, event);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const WorkflowSpec& spec = *specs[i];
+    WorkflowOutput& out = outputs[i];
+    files.Add(spec.workflow + "/statemachine.asl.json", std::move(out.asl),
+              spec.workflow);
+    const std::string base = spec.workflow + "/" + spec.workflow;
+    files.Add(base + ".hpp", std::move(out.cpp.header), spec.workflow);
+    files.Add(base + ".cpp", std::move(out.cpp.source), spec.workflow);
+    files.Add(spec.workflow + "/conformance.json", std::move(out.conformance),
+              spec.workflow);
+    files.Scaffold(spec.workflow + "/steps.hpp",
+                   std::move(out.cpp.steps_header));
+    files.Scaffold(spec.workflow + "/steps.cpp",
+                   std::move(out.cpp.steps_source));
+    files.Add(spec.workflow + "/README.md", std::move(out.readme),
+              spec.workflow);
+    files.Add(spec.workflow + "/statemachine.dot", std::move(out.dot),
+              spec.workflow);
+    for (size_t e = 0; e < spec.events.size(); ++e) {
+      const EventDef& event = spec.events[e];
       const std::string path = EventSchemaPath(event, event.schema_version);
       const std::string latest =
           fmt::format("schemas/events/{}/latest.json", event.name);
       // An event several specs use comes from the event catalog, so each
       // adds the same text (CheckSpecSet refuses two declarations).
-      files.Add(path, schema, spec->workflow);
-      files.Add(latest, schema, spec->workflow);
+      files.Add(path, out.schemas[e], spec.workflow);
+      files.Add(latest, std::move(out.schemas[e]), spec.workflow);
       for (int v = 1; v < event.schema_version; ++v)
-        files.Keep(EventSchemaPath(event, v), spec->workflow);
+        files.Keep(EventSchemaPath(event, v), spec.workflow);
     }
   }
-  files.AddWholeSet(kStackPath, EmitStack(specs));
+  files.AddWholeSet(kStackPath, std::move(stack));
   return files;
 }
 
