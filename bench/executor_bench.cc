@@ -17,6 +17,8 @@
 namespace {
 
 using json = nlohmann::ordered_json;
+using novacat::runtime::asl::History;
+using novacat::runtime::asl::RunOptions;
 using novacat::runtime::asl::RunResult;
 using novacat::runtime::asl::StateMachine;
 using novacat::runtime::asl::TaskInvocation;
@@ -43,8 +45,11 @@ std::unique_ptr<StateMachine> Load(const json& definition) {
 // no-op Task returns, the states the run must enter), which
 // tests/tools/bench_local_sfn.mjs runs on aws-local-stepfunctions. Every
 // run must SUCCEED through exactly that path, or the benchmark stops with
-// the reason: it never measures a failing run.
-void BM_InitializeNovaHappyPath(benchmark::State& state) {
+// the reason: it never measures a failing run. `history` is what the run
+// records: kNone is the interpreter alone; aws-local-stepfunctions keeps
+// every event holding a reference to its documents (between kEvents and
+// kFull, which copies every document).
+void BM_InitializeNovaHappyPath(benchmark::State& state, History history) {
   std::ifstream scenario_file("bench/initialize_nova_happy_path.json");
   if (!scenario_file) {
     state.SkipWithError(
@@ -61,8 +66,10 @@ void BM_InitializeNovaHappyPath(benchmark::State& state) {
   auto handler = [&](const TaskInvocation&) {
     return TaskOutcome{task_result, 0};
   };
+  RunOptions options;
+  options.history = history;
   for (auto _ : state) {
-    RunResult r = machine->Run(input, handler);
+    RunResult r = machine->Run(input, handler, options);
     if (r.status != "SUCCEEDED" || r.states != path) {
       std::string why = "not the happy path: " + r.status;
       if (!r.error.empty()) why += " (" + r.error + ": " + r.cause + ")";
@@ -77,7 +84,16 @@ void BM_InitializeNovaHappyPath(benchmark::State& state) {
   state.counters["states_per_run"] = static_cast<double>(path.size());
   state.counters["peak_rss_kib"] = static_cast<double>(PeakRssKib());
 }
-BENCHMARK(BM_InitializeNovaHappyPath);
+BENCHMARK_CAPTURE(BM_InitializeNovaHappyPath, no_history, History::kNone);
+BENCHMARK_CAPTURE(BM_InitializeNovaHappyPath, events, History::kEvents);
+BENCHMARK_CAPTURE(BM_InitializeNovaHappyPath, full_history, History::kFull);
+
+// The chains and the Map measure the interpreter: no history recorded.
+RunOptions Interpreter() {
+  RunOptions options;
+  options.history = History::kNone;
+  return options;
+}
 
 // "S<i>" (built with append: GCC 12 misreports `"S" + to_string(i)` under
 // -O2 as -Wrestrict).
@@ -102,7 +118,7 @@ void BM_PassChain(benchmark::State& state) {
   auto machine = Load({{"StartAt", "S0"}, {"States", states}});
   auto handler = [](const TaskInvocation&) { return TaskOutcome{}; };
   for (auto _ : state) {
-    RunResult r = machine->Run({{"k", 1}}, handler);
+    RunResult r = machine->Run({{"k", 1}}, handler, Interpreter());
     if (r.status != "SUCCEEDED" || r.states.size() != static_cast<size_t>(n)) {
       state.SkipWithError(("the chain did not run to its end: " + r.status +
                            " " + r.error + " " + r.cause)
@@ -148,7 +164,7 @@ void BM_PassChoiceChain(benchmark::State& state) {
   auto machine = Load(PassChoiceChain(n));
   auto handler = [](const TaskInvocation&) { return TaskOutcome{}; };
   for (auto _ : state) {
-    RunResult r = machine->Run({{"k", 1}}, handler);
+    RunResult r = machine->Run({{"k", 1}}, handler, Interpreter());
     if (r.status != "SUCCEEDED" || r.states.size() != static_cast<size_t>(n)) {
       state.SkipWithError(("the chain did not run to its end: " + r.status +
                            " " + r.error + " " + r.cause)
@@ -194,7 +210,7 @@ void BM_MapItems(benchmark::State& state) {
                 {"End", true}}}}}});
   auto handler = [](const TaskInvocation&) { return TaskOutcome{}; };
   for (auto _ : state) {
-    RunResult r = machine->Run({{"items", items}}, handler);
+    RunResult r = machine->Run({{"items", items}}, handler, Interpreter());
     if (r.status != "SUCCEEDED" ||
         r.output.at("results").size() != static_cast<size_t>(n)) {
       state.SkipWithError(("the Map did not run to its end: " + r.status + " " +

@@ -10,7 +10,9 @@
 # 3. The executor: initialize_nova's happy path against aws-local-
 #    stepfunctions (bench/initialize_nova_happy_path.json; both sides stop
 #    unless every run succeeds through its path), EXEC_SECONDS (default 3)
-#    each; then the time per transition of Pass chains and Maps as they
+#    each, ours with each RunOptions::history (none, events, full; aws-
+#    local-stepfunctions keeps every event with references to its
+#    documents); then the time per transition of Pass chains and Maps as they
 #    grow, as a ratio to the smallest of each (flat is 1x).
 # 4. The single-table store: operations per second of every access pattern
 #    on SQLite (memory and file) and DynamoDB (dynalite) against MemoryTable,
@@ -25,6 +27,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DNOVACAT_BUILD_TESTS=OFF \
+  -DNOVACAT_BUILD_BENCHMARKS=ON \
   >/dev/null
 cmake --build build/release -j "${JOBS:-$(nproc)}" --target novacat-gen \
   generation_bench executor_bench store_bench >/dev/null
@@ -110,14 +113,21 @@ theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
   ../../bench/initialize_nova_happy_path.json "$exec_seconds")
 python3 - "$ours" "$theirs" <<'PY'
 import json, sys
-ours = json.loads(sys.argv[1])["benchmarks"][0]
+ours = json.loads(sys.argv[1])["benchmarks"]
 theirs = json.loads(sys.argv[2])
-if ours.get("error_occurred"):
-    sys.exit(f"executor_bench: {ours.get('error_message')}")
-print(f"initialize_nova happy path: novacat {ours['items_per_second']:.0f} executions/s, "
-      f"peak RSS {ours['peak_rss_kib']/1024:.1f} MiB; aws-local-stepfunctions "
-      f"{theirs['per_second']:.0f} executions/s, peak RSS {theirs['peak_rss_kib']/1024:.1f} MiB; "
-      f"ratio {ours['items_per_second']/theirs['per_second']:.2f}x")
+for run in ours:
+    if run.get("error_occurred"):
+        sys.exit(f"executor_bench: {run['name']}: {run.get('error_message')}")
+print(f"aws-local-stepfunctions: {theirs['per_second']:.0f} executions/s, "
+      f"peak RSS {theirs['peak_rss_kib']/1024:.1f} MiB (the baseline)")
+what = {"no_history": "no history (the interpreter alone)",
+        "events": "every event, no document",
+        "full_history": "every event with copies of its documents"}
+for run in ours:
+    kind = run["name"].split("/")[-1]
+    print(f"novacat, {what.get(kind, kind)}: {run['items_per_second']:.0f} "
+          f"executions/s, peak RSS {run['peak_rss_kib']/1024:.1f} MiB; ratio "
+          f"{run['items_per_second']/theirs['per_second']:.2f}x")
 PY
 quietly build/release/executor_bench --benchmark_filter='PassChain|MapItems' \
   --benchmark_min_time=1 --benchmark_out="$exec_json" \

@@ -326,6 +326,157 @@ TEST(ExecutorTest, ChoiceWithoutMatchFailsWithNoChoiceMatched) {
             "States.Runtime");  // a missing Variable is a runtime error
 }
 
+// The same run under each RunOptions::history: the same states, waits and
+// output; kNone records no event, kEvents every event without a document,
+// kFull the documents too (a retried Task's parameters each time, Lambda's
+// wrapper around the result).
+TEST(ExecutorTest, HistoryKeepsWhatRunOptionsAsk) {
+  auto machine = MustLoad(
+      {{"StartAt", "P"},
+       {"States",
+        {{"P",
+          {{"Type", "Pass"},
+           {"Result", "r"},
+           {"ResultPath", "$.p"},
+           {"Next", "T"}}},
+         {"T",
+          Task({{"Parameters",
+                 {{"FunctionName", "f"},
+                  {"Payload",
+                   {{"state.$", "$"}, {"n.$", "$$.State.RetryCount"}}}}},
+                {"OutputPath", "$.Payload"},
+                {"Retry", {{{"ErrorEquals", {"A"}}, {"IntervalSeconds", 2}}}},
+                {"End", false},
+                {"Next", "S"}})},
+         {"S", {{"Type", "Succeed"}}}}}});
+  const json input = {{"k", 1}};
+  const std::vector<std::string> types = {
+      "ExecutionStarted",  "StateEntered", "StateExited",    "StateEntered",
+      "TaskScheduled",     "TaskFailed",   "RetryScheduled", "TaskScheduled",
+      "TaskSucceeded",     "StateExited",  "StateEntered",   "StateExited",
+      "ExecutionSucceeded"};
+  std::map<History, RunResult> runs;
+  for (History history : {History::kNone, History::kEvents, History::kFull}) {
+    Scripted script{{{"T", {{{"throw", "A"}}, {{"return", {{"ok", true}}}}}}}};
+    RunOptions options;
+    options.history = history;
+    runs[history] = machine->Run(input, std::ref(script), options);
+    const RunResult& r = runs[history];
+    EXPECT_EQ(r.status, "SUCCEEDED");
+    EXPECT_EQ(r.output, (json{{"ok", true}}));
+    EXPECT_EQ(r.states, (std::vector<std::string>{"P", "T", "S"}));
+    EXPECT_EQ(r.waits, (std::vector<double>{2}));
+  }
+  EXPECT_TRUE(runs[History::kNone].history.empty());
+  for (History history : {History::kEvents, History::kFull}) {
+    std::vector<std::string> seen;
+    for (const HistoryEvent& e : runs[history].history) seen.push_back(e.type);
+    EXPECT_EQ(seen, types);
+  }
+  const auto& events = runs[History::kEvents].history;
+  EXPECT_EQ(HistoryToJson({events[0], events[3], events[4], events[6]}),
+            json::parse(R"([
+      {"id":1,"timestamp":"2026-01-01T00:00:00.000Z","type":"ExecutionStarted"},
+      {"id":4,"timestamp":"2026-01-01T00:00:00.000Z","type":"StateEntered",
+       "state":"T"},
+      {"id":5,"timestamp":"2026-01-01T00:00:00.000Z","type":"TaskScheduled",
+       "state":"T","details":{"resource":"arn:aws:states:::lambda:invoke",
+                              "retry_count":0}},
+      {"id":7,"timestamp":"2026-01-01T00:00:00.000Z","type":"RetryScheduled",
+       "state":"T","details":{"error":"A","cause":"","retrier":0,"attempt":1,
+                              "wait":2.0}}])"));
+  const auto& full = runs[History::kFull].history;
+  EXPECT_EQ(full[7].details,
+            json::parse(R"({"resource":"arn:aws:states:::lambda:invoke",
+      "parameters":{"FunctionName":"f",
+                    "Payload":{"state":{"k":1,"p":"r"},"n":1}},
+      "retry_count":1})"));
+  EXPECT_EQ(full[8].details, json::parse(R"({"output":
+      {"ExecutedVersion":"$LATEST","Payload":{"ok":true},"StatusCode":200}})"));
+  EXPECT_EQ(full[9].details, (json{{"output", {{"ok", true}}}}));
+}
+
+// A Task lends its input to the invocation (the "$" field of its
+// Parameters, or the whole input without Parameters) rather than copying
+// it: every attempt sees the whole input, and a catcher's output keeps it.
+TEST(ExecutorTest, EveryAttemptSeesTheWholeInputAndTheCatcherKeepsIt) {
+  auto machine =
+      MustLoad({{"StartAt", "T"},
+                {"States",
+                 {{"T", Task({{"Parameters", {{"Payload", {{"state.$", "$"}}}}},
+                              {"Retry", {{{"ErrorEquals", {"A"}}}}},
+                              {"Catch",
+                               {{{"ErrorEquals", {"B"}},
+                                 {"ResultPath", "$.error"},
+                                 {"Next", "U"}}}},
+                              {"End", false},
+                              {"Next", "U"}})},
+                  {"U", Task({{"Retry", {{{"ErrorEquals", {"A"}}}}},
+                              {"ResultPath", "$.u"}})}}}});
+  std::vector<json> seen;
+  int calls = 0;
+  auto handler = [&](const TaskInvocation& call) -> TaskOutcome {
+    seen.push_back(call.input);
+    ++calls;
+    if (calls == 1 || calls == 3) throw AslError("A", "again");
+    if (calls == 2) throw AslError("B", "caught");
+    return TaskOutcome{{{"done", true}}, 0};
+  };
+  const json input = {{"k", 1}, {"list", {1, 2}}};
+  RunResult r = machine->Run(input, handler);
+  EXPECT_EQ(r.status, "SUCCEEDED") << r.error << ": " << r.cause;
+  const json caught = {{"k", 1},
+                       {"list", {1, 2}},
+                       {"error", {{"Error", "B"}, {"Cause", "caught"}}}};
+  EXPECT_EQ(seen, (std::vector<json>{{{"Payload", {{"state", input}}}},
+                                     {{"Payload", {{"state", input}}}},
+                                     caught,
+                                     caught}));
+  json output = caught;
+  output["u"] = {{"ExecutedVersion", "$LATEST"},
+                 {"Payload", {{"done", true}}},
+                 {"StatusCode", 200}};
+  EXPECT_EQ(r.output, output);
+}
+
+// The context fields read without building the context object are the
+// context object's own.
+TEST(ExecutorTest, KnownContextFieldsAreTheContextObjects) {
+  auto machine =
+      MustLoad({{"StartAt", "W"},
+                {"States",
+                 {{"W", {{"Type", "Wait"}, {"Seconds", 5}, {"Next", "P"}}},
+                  {"P",
+                   {{"Type", "Pass"},
+                    {"Parameters",
+                     {{"context.$", "$$"},
+                      {"id.$", "$$.Execution.Id"},
+                      {"name.$", "$$.Execution.Name"},
+                      {"start.$", "$$.Execution.StartTime"},
+                      {"machine.$", "$$.StateMachine.Id"},
+                      {"machine_name.$", "$$.StateMachine.Name"},
+                      {"state.$", "$$.State.Name"},
+                      {"entered.$", "$$.State.EnteredTime"},
+                      {"retries.$", "$$.State.RetryCount"}}},
+                    {"End", true}}}}}});
+  Scripted none;
+  RunResult r = machine->Run(json::object(), std::ref(none));
+  ASSERT_EQ(r.status, "SUCCEEDED") << r.error << ": " << r.cause;
+  const json& context = r.output["context"];
+  EXPECT_EQ(r.output["entered"], "2026-01-01T00:00:05.000Z");
+  EXPECT_EQ(r.output["start"], "2026-01-01T00:00:00.000Z");
+  const json expected = {{"context", context},
+                         {"id", context["Execution"]["Id"]},
+                         {"name", context["Execution"]["Name"]},
+                         {"start", context["Execution"]["StartTime"]},
+                         {"machine", context["StateMachine"]["Id"]},
+                         {"machine_name", context["StateMachine"]["Name"]},
+                         {"state", "P"},
+                         {"entered", context["State"]["EnteredTime"]},
+                         {"retries", context["State"]["RetryCount"]}};
+  EXPECT_EQ(r.output, expected);
+}
+
 TEST(ExecutorTest, HistoryIsPrintable) {
   auto machine =
       MustLoad({{"StartAt", "F"},
@@ -371,6 +522,40 @@ TEST(ExecutorLimitsTest, DataLimitExceededIsNotCaughtByStatesAll) {
   EXPECT_EQ(
       machine->Run({{"key", "a long value"}}, std::ref(tiny), small).error,
       "States.DataLimitExceeded");
+}
+
+// The payload limit counts the bytes json::dump() writes: escapes (2 bytes
+// for \", 6 for another control character), UTF-8 as is, numbers as
+// written. At the exact size the state passes; a byte less fails it.
+TEST(ExecutorLimitsTest, TheLimitIsTheDumpedSizeToTheByte) {
+  const json mixed = {{"quote", "say \"hi\"\n\t\\"},
+                      {"control", std::string("\x01\x1f", 2)},
+                      {"utf8", "\xc3\xa9toile \xe2\x98\x85"},
+                      {"numbers", {-12345, 0, 18446744073709551615u, 0.1}},
+                      {"flags", {true, false, nullptr}},
+                      {"empty", {{"a", json::object()}, {"b", json::array()}}}};
+  // Escapes alone: 40 six-byte escapes.
+  const json escapes = std::string(40, '\x01');
+  for (const json& result : {mixed, escapes}) {
+    SCOPED_TRACE(result.dump());
+    auto machine = MustLoad(
+        {{"StartAt", "P"},
+         {"States",
+          {{"P", {{"Type", "Pass"}, {"Result", result}, {"End", true}}}}}});
+    const size_t size = result.dump().size();
+    Scripted none;
+    RunOptions exact;
+    exact.max_payload_bytes = size;
+    EXPECT_EQ(machine->Run(json::object(), std::ref(none), exact).status,
+              "SUCCEEDED");
+    RunOptions below;
+    below.max_payload_bytes = size - 1;
+    RunResult r = machine->Run(json::object(), std::ref(none), below);
+    EXPECT_EQ(r.error, "States.DataLimitExceeded");
+    EXPECT_EQ(r.cause, "the output of state P is " + std::to_string(size) +
+                           " bytes, above the limit of " +
+                           std::to_string(size - 1));
+  }
 }
 
 TEST(ExecutorLimitsTest, ExpressExecutionsTimeOutAfterFiveMinutesUncatchably) {

@@ -1,6 +1,7 @@
 #include "novacat/runtime/asl/executor.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -453,6 +454,21 @@ struct Resolver {
   bool intrinsic = false;
   bool reads_execution_input = false;  // the intrinsic reads $$.Execution.Input
   std::optional<Path> path;
+  // A context path to one of the fields the executor knows without building
+  // the context object ($$.Execution.Id...); kNone for any other path.
+  enum class ContextField {
+    kNone,
+    kExecutionId,
+    kExecutionName,
+    kExecutionStartTime,
+    kStateMachineId,
+    kStateMachineName,
+    kStateName,
+    kStateEnteredTime,
+    kStateRetryCount,
+    kMapItemIndex,
+  };
+  ContextField context_field = ContextField::kNone;
 };
 
 // A payload template (Parameters, ItemSelector, ResultSelector).
@@ -461,6 +477,7 @@ struct TemplateNode {
   Kind kind = Kind::kLiteral;
   const Json* literal = nullptr;       // kLiteral: the value itself
   std::vector<std::string> keys;       // kObject: the output keys (no ".$")
+  bool unique_keys = true;             // kObject: no key twice ("a", "a.$")
   std::vector<TemplateNode> children;  // kObject, kArray
   Resolver resolver;                   // kResolve
 };
@@ -511,6 +528,16 @@ struct Rule {
   Resolver operand_path;
 };
 
+// A Retry entry with its defaults applied.
+struct Retrier {
+  const Json* error_equals = nullptr;
+  int max_attempts = 3;
+  double interval_seconds = 1;
+  double backoff_rate = 2;
+  std::optional<double> max_delay_seconds;
+  bool full_jitter = false;
+};
+
 struct Catcher {
   const Json* error_equals = nullptr;
   PathField result_path;
@@ -539,9 +566,24 @@ struct CompiledState {
   std::vector<Rule> choices;
   bool has_default = false;
   int default_next = -1;
+  std::vector<Retrier> retriers;
   std::vector<Catcher> catchers;
-  std::vector<Program> branches;       // Parallel
-  std::unique_ptr<Program> processor;  // Map
+  std::string resource;        // Task
+  bool lambda_invoke = false;  // Task: arn:...:lambda:invoke
+  // A lambda:invoke whose output is its Payload alone (no ResultSelector,
+  // no ResultPath, OutputPath "$.Payload"): Lambda's wrapper is never built.
+  bool output_is_payload = false;
+  // A Choice or Succeed without InputPath and OutputPath: its output is its
+  // input, already checked against the payload limit.
+  bool passes_input_through = false;
+  // A Task without InputPath lends its input to the invocation instead of
+  // copying it: as the invocation's input when it has no Parameters, or at
+  // this "$" field of its Parameters (reached through objects alone).
+  bool lends_input = false;
+  const TemplateNode* lent_field = nullptr;
+  std::optional<double> timeout_seconds;  // Task: TimeoutSeconds
+  std::vector<Program> branches;          // Parallel
+  std::unique_ptr<Program> processor;     // Map
 };
 
 }  // namespace detail
@@ -554,6 +596,7 @@ using detail::Op;
 using detail::PathField;
 using detail::Program;
 using detail::Resolver;
+using detail::Retrier;
 using detail::Rule;
 using detail::StateType;
 using detail::TemplateNode;
@@ -561,6 +604,38 @@ using detail::TemplateNode;
 bool EndsWith(const std::string& s, const char* suffix) {
   const size_t n = std::char_traits<char>::length(suffix);
   return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// Which known context field a context path names (kNone: another).
+Resolver::ContextField KnownContextField(const std::string& text) {
+  using F = Resolver::ContextField;
+  static const std::unordered_map<std::string, F> kFields = {
+      {"$$.Execution.Id", F::kExecutionId},
+      {"$$.Execution.Name", F::kExecutionName},
+      {"$$.Execution.StartTime", F::kExecutionStartTime},
+      {"$$.StateMachine.Id", F::kStateMachineId},
+      {"$$.StateMachine.Name", F::kStateMachineName},
+      {"$$.State.Name", F::kStateName},
+      {"$$.State.EnteredTime", F::kStateEnteredTime},
+      {"$$.State.RetryCount", F::kStateRetryCount},
+      {"$$.Map.Item.Index", F::kMapItemIndex}};
+  auto it = kFields.find(text);
+  return it == kFields.end() ? F::kNone : it->second;
+}
+
+// A ".$" field's or a ...Path operand's value, parsed once.
+Resolver MakeResolver(const std::string& text) {
+  Resolver r;
+  r.text = text;
+  r.intrinsic = IsIntrinsic(text);
+  if (r.intrinsic) {
+    r.reads_execution_input =
+        text.find("$$.Execution.Input") != std::string::npos;
+  } else {
+    r.path = ParsePath(text);
+    if (r.path && r.path->context) r.context_field = KnownContextField(text);
+  }
+  return r;
 }
 
 // The definition is valid (the Validator passed): paths parse, targets
@@ -599,19 +674,6 @@ class Compiler {
     return field;
   }
 
-  static Resolver MakeResolver(const std::string& text) {
-    Resolver r;
-    r.text = text;
-    r.intrinsic = IsIntrinsic(text);
-    if (r.intrinsic) {
-      r.reads_execution_input =
-          text.find("$$.Execution.Input") != std::string::npos;
-    } else {
-      r.path = ParsePath(text);
-    }
-    return r;
-  }
-
   static TemplateNode Template(const Json& t) {
     TemplateNode node;
     if (t.is_object()) {
@@ -620,6 +682,7 @@ class Compiler {
         const std::string& key = it.key();
         if (EndsWith(key, ".$")) {
           node.keys.push_back(key.substr(0, key.size() - 2));
+          if (t.contains(node.keys.back())) node.unique_keys = false;
           TemplateNode child;
           child.kind = TemplateNode::Kind::kResolve;
           child.resolver = MakeResolver(it->get<std::string>());
@@ -636,6 +699,21 @@ class Compiler {
       node.literal = &t;
     }
     return node;
+  }
+
+  // The first "$" field (the whole input) of a template reached through
+  // objects with distinct keys, whose place in the built document stays put
+  // (Run::Template reserves every object's members); null when none.
+  static const TemplateNode* WholeInputField(const TemplateNode& t) {
+    if (t.kind != TemplateNode::Kind::kObject || !t.unique_keys) return nullptr;
+    for (const TemplateNode& child : t.children) {
+      const Resolver& r = child.resolver;
+      if (child.kind == TemplateNode::Kind::kResolve && !r.intrinsic &&
+          r.path && !r.path->context && r.path->steps.empty())
+        return &child;
+      if (const TemplateNode* found = WholeInputField(child)) return found;
+    }
+    return nullptr;
   }
 
   static std::unique_ptr<TemplateNode> OptionalTemplate(const Json& state,
@@ -735,6 +813,10 @@ class Compiler {
     s->input_path = Field(state, "InputPath");
     s->output_path = Field(state, "OutputPath");
     s->result_path = Field(state, "ResultPath");
+    s->passes_input_through =
+        (s->type == StateType::kChoice || s->type == StateType::kSucceed) &&
+        s->input_path.mode == PathField::Mode::kAbsent &&
+        s->output_path.mode == PathField::Mode::kAbsent;
     if (state.contains("ItemsPath")) {
       s->has_items_path = true;
       s->items_path = MakeResolver(state["ItemsPath"].get<std::string>());
@@ -742,6 +824,11 @@ class Compiler {
     if (s->type == StateType::kPass && state.contains("Result"))
       s->result = &state["Result"];
     s->parameters = OptionalTemplate(state, "Parameters");
+    if (s->type == StateType::kTask &&
+        s->input_path.mode == PathField::Mode::kAbsent) {
+      s->lent_field = s->parameters ? WholeInputField(*s->parameters) : nullptr;
+      s->lends_input = !s->parameters || s->lent_field;
+    }
     s->result_selector = OptionalTemplate(state, "ResultSelector");
     s->item_selector = OptionalTemplate(state, "ItemSelector");
     if (s->type == StateType::kChoice) {
@@ -751,6 +838,33 @@ class Compiler {
         s->has_default = true;
         s->default_next = target(state["Default"]);
       }
+    }
+    if (state.contains("Retry")) {
+      for (const auto& r : state["Retry"]) {
+        Retrier retrier;
+        retrier.error_equals = &r["ErrorEquals"];
+        retrier.max_attempts = r.value("MaxAttempts", 3);
+        retrier.interval_seconds = r.value("IntervalSeconds", 1.0);
+        retrier.backoff_rate = r.value("BackoffRate", 2.0);
+        if (r.contains("MaxDelaySeconds"))
+          retrier.max_delay_seconds = r["MaxDelaySeconds"].get<double>();
+        retrier.full_jitter = r.value("JitterStrategy", "NONE") == "FULL";
+        s->retriers.push_back(retrier);
+      }
+    }
+    if (s->type == StateType::kTask) {
+      s->resource = state["Resource"].get<std::string>();
+      s->lambda_invoke = s->resource == kLambdaInvoke;
+      const Path& output = s->output_path.path;
+      const auto* first = output.steps.size() == 1
+                              ? std::get_if<std::string>(&output.steps[0])
+                              : nullptr;
+      s->output_is_payload = s->lambda_invoke && !s->result_selector &&
+                             s->result_path.mode == PathField::Mode::kAbsent &&
+                             s->output_path.mode == PathField::Mode::kPath &&
+                             !output.context && first && *first == "Payload";
+      if (state.contains("TimeoutSeconds"))
+        s->timeout_seconds = state["TimeoutSeconds"].get<double>();
     }
     if (state.contains("Catch")) {
       for (const auto& c : state["Catch"]) {
@@ -828,6 +942,10 @@ class Context {
   }
 
   const MapItem* item() const { return item_; }
+  const RunOptions& options() const { return options_; }
+  const std::string& state() const { return state_; }
+  double entered() const { return entered_; }
+  int retry_count() const { return retry_count_; }
 
  private:
   const RunOptions& options_;
@@ -854,28 +972,121 @@ class CountingOutput : public nlohmann::detail::output_adapter_protocol<char> {
 };
 
 // Counts the bytes of Json::dump() (compact, UTF-8 as is, invalid UTF-8 an
-// error); one per run, so a check allocates nothing.
+// error). Objects, arrays, ASCII strings, integers, booleans and null are
+// counted here, in one walk that allocates nothing; a float or a string
+// with a byte above 0x7F (which must be valid UTF-8) is counted by
+// nlohmann's serializer itself, so the count is always dump()'s.
 class DumpSizer {
  public:
-  DumpSizer()
-      : counter_(std::make_shared<CountingOutput>()),
-        serializer_(counter_, ' ', nlohmann::detail::error_handler_t::strict) {}
+  // At least the bytes of value.dump(), from the tree's shape and string
+  // lengths alone (a byte may take a 6-byte escape, a number 32), in a walk
+  // that reads no string: well under the limit, no exact count is needed.
+  static size_t UpperBound(const Json& value) {
+    using nlohmann::detail::value_t;
+    switch (value.type()) {
+      case value_t::object: {
+        const auto& members = value.get_ref<const Json::object_t&>();
+        size_t n = 2 + members.size();
+        for (const auto& [key, member] : members)
+          n += 6 * key.size() + 3 + UpperBound(member);
+        return n;
+      }
+      case value_t::array: {
+        const auto& items = value.get_ref<const Json::array_t&>();
+        size_t n = 2 + items.size();
+        for (const auto& item : items) n += UpperBound(item);
+        return n;
+      }
+      case value_t::string:
+        return 6 * value.get_ref<const std::string&>().size() + 2;
+      default:
+        return 32;
+    }
+  }
 
   size_t operator()(const Json& value) {
-    counter_->size = 0;
-    serializer_.dump(value, false, false, 0);
-    return counter_->size;
+    using nlohmann::detail::value_t;
+    switch (value.type()) {
+      case value_t::object: {
+        const auto& members = value.get_ref<const Json::object_t&>();
+        // {} and a comma between members, then "key": value each.
+        size_t n = members.empty() ? 2 : members.size() + 1;
+        for (const auto& [key, member] : members)
+          n += String(key) + 1 + (*this)(member);
+        return n;
+      }
+      case value_t::array: {
+        const auto& items = value.get_ref<const Json::array_t&>();
+        size_t n = items.empty() ? 2 : items.size() + 1;
+        for (const auto& item : items) n += (*this)(item);
+        return n;
+      }
+      case value_t::string:
+        return String(value.get_ref<const std::string&>());
+      case value_t::boolean:
+        return value.get<bool>() ? 4 : 5;
+      case value_t::null:
+        return 4;
+      case value_t::number_integer: {
+        const int64_t i = value.get<int64_t>();
+        return (i < 0 ? 1 : 0) + Digits(i < 0 ? 0 - static_cast<uint64_t>(i)
+                                              : static_cast<uint64_t>(i));
+      }
+      case value_t::number_unsigned:
+        return Digits(value.get<uint64_t>());
+      default:
+        return Serialized(value);
+    }
   }
 
  private:
-  std::shared_ptr<CountingOutput> counter_;
-  nlohmann::detail::serializer<Json> serializer_;
-};
+  // A string with its quotes and escapes as the serializer writes them.
+  size_t String(const std::string& s) {
+    static const std::array<uint8_t, 256> kExtra = EscapeExtraBytes();
+    size_t extra = 0;
+    unsigned high = 0;  // a byte above 0x7F: UTF-8, the serializer decides
+    for (unsigned char c : s) {
+      extra += kExtra[c];
+      high |= c;
+    }
+    if (high & 0x80u) return Serialized(Json(s));
+    return s.size() + 2 + extra;
+  }
 
-const Json& EmptyArray() {
-  static const Json kEmpty = Json::array();
-  return kEmpty;
-}
+  // The bytes an ASCII character's escape adds: \" \\ \b \t \n \f \r
+  // one, another control character five (\u00XX).
+  static std::array<uint8_t, 256> EscapeExtraBytes() {
+    std::array<uint8_t, 256> extra{};
+    for (int c = 0; c < 0x20; ++c) extra[c] = 5;
+    for (unsigned char c : {'"', '\\', '\b', '\t', '\n', '\f', '\r'})
+      extra[c] = 1;
+    return extra;
+  }
+
+  static size_t Digits(uint64_t u) {
+    size_t n = 1;
+    while (u >= 10) {
+      u /= 10;
+      ++n;
+    }
+    return n;
+  }
+
+  // Made on first use: its constructor reads the locale.
+  size_t Serialized(const Json& value) {
+    if (!serializer_) {
+      counter_ = std::make_shared<CountingOutput>();
+      serializer_.emplace(counter_, ' ',
+                          nlohmann::detail::error_handler_t::strict);
+    }
+    counter_->size = 0;
+    serializer_->dump(value, false, false, 0);
+    return counter_->size;
+  }
+
+  std::shared_ptr<CountingOutput> counter_;
+  std::optional<nlohmann::detail::serializer<Json>> serializer_;
+};
 
 class Run {
  public:
@@ -883,12 +1094,14 @@ class Run {
       : handler_(handler),
         options_(options),
         result_(result),
-        rng_(options.seed),
+        events_(options.history != History::kNone),
+        documents_(options.history == History::kFull),
         now_(options.start_time) {}
 
+  // `input` outlives the run ($$.Execution.Input reads it).
   Json Execute(const Json& definition, const Program& program,
                const Json& input) {
-    execution_input_ = input;
+    execution_input_ = &input;
     deadline_ = 0;
     if (definition.contains("TimeoutSeconds"))
       deadline_ = definition["TimeoutSeconds"].get<double>();
@@ -896,31 +1109,40 @@ class Run {
         (deadline_ == 0 || options_.execution_timeout_seconds < deadline_))
       deadline_ = options_.execution_timeout_seconds;
     CheckSize(input, "the execution input");
-    Event("ExecutionStarted", "", {{"input", input}});
+    DocumentEvent("ExecutionStarted", "", "input", input);
     return Machine(program, input, nullptr);
   }
 
   double now() const { return now_; }
 
+  // Records an event when the history is kept (RunOptions::history);
+  // `details`, a callable returning the details object, is called only
+  // then, so an event nobody reads costs nothing.
+  template <typename MakeDetails>
   void Event(const char* type, const std::string& state,
-             Json details = Json::object()) {
+             const MakeDetails& details) {
+    if (!events_) return;
     HistoryEvent e;
     e.id = static_cast<int64_t>(result_.history.size()) + 1;
     e.timestamp = now_;
     e.type = type;
     e.state = state;
-    e.details = std::move(details);
+    e.details = details();
     result_.history.push_back(std::move(e));
   }
 
- private:
-  // {key: value}, copying value once.
-  static Json Details(const char* key, const Json& value) {
-    Json details = Json::object();
-    details[key] = value;
-    return details;
+  // An event whose one detail is a document ({key: document}), which only
+  // a full history copies.
+  void DocumentEvent(const char* type, const std::string& state,
+                     const char* key, const Json& document) {
+    Event(type, state, [&] {
+      Json details = Json::object();
+      if (documents_) details[key] = document;
+      return details;
+    });
   }
 
+ private:
   // $$.Execution.Input is not copied into every context object (each step
   // would then cost the size of the execution input); it is looked up here,
   // or added for the rare intrinsic that reads it. $$.Map.Item.Value is read
@@ -928,7 +1150,7 @@ class Run {
   const Json* FindInContext(const Path& path, const Context& context) const {
     if (path.steps.size() >= 2 && StepIs(path, 0, "Execution") &&
         StepIs(path, 1, "Input"))
-      return Find(execution_input_, path, 2);
+      return Find(*execution_input_, path, 2);
     if (context.item() && path.steps.size() >= 3 && StepIs(path, 0, "Map") &&
         StepIs(path, 1, "Item") && StepIs(path, 2, "Value"))
       return Find(context.item()->value, path, 3);
@@ -947,13 +1169,48 @@ class Run {
     return *value;
   }
 
+  // The value of a context field the executor knows (Resolver::
+  // ContextField) as BuildContext would hold it, without building the
+  // context; nullopt for any other path (and $$.Map.Item outside a Map).
+  static std::optional<Json> KnownContextValue(Resolver::ContextField field,
+                                               const Context& context) {
+    using F = Resolver::ContextField;
+    const RunOptions& o = context.options();
+    switch (field) {
+      case F::kExecutionId:
+        return o.execution_arn;
+      case F::kExecutionName:
+        return o.execution_name;
+      case F::kExecutionStartTime:
+        return IsoTime(o.start_time);
+      case F::kStateMachineId:
+        return o.state_machine_arn;
+      case F::kStateMachineName:
+        return o.state_machine_name;
+      case F::kStateName:
+        return context.state();
+      case F::kStateEnteredTime:
+        return IsoTime(context.entered());
+      case F::kStateRetryCount:
+        return context.retry_count();
+      case F::kMapItemIndex:
+        if (context.item()) return context.item()->index;
+        break;
+      case F::kNone:
+        break;
+    }
+    return std::nullopt;
+  }
+
   Json Resolve(const Resolver& r, const Json& input, const Context& context,
                const char* error) {
+    if (auto known = KnownContextValue(r.context_field, context))
+      return std::move(*known);
     if (r.intrinsic) {
-      std::function<uint64_t()> random = [this] { return rng_(); };
+      std::function<uint64_t()> random = [this] { return Rng()(); };
       if (r.reads_execution_input) {
         Json full = context.json();
-        full["Execution"]["Input"] = execution_input_;
+        full["Execution"]["Input"] = *execution_input_;
         return EvaluateIntrinsic(r.text, input, full, random);
       }
       return EvaluateIntrinsic(r.text, input, context.json(), random);
@@ -963,30 +1220,38 @@ class Run {
 
   Json Resolve(const std::string& text, const Json& input,
                const Context& context, const char* error) {
-    Resolver r;
-    r.text = text;
-    r.intrinsic = IsIntrinsic(text);
-    if (r.intrinsic)
-      r.reads_execution_input =
-          text.find("$$.Execution.Input") != std::string::npos;
-    else
-      r.path = ParsePath(text);
-    return Resolve(r, input, context, error);
+    return Resolve(MakeResolver(text), input, context, error);
   }
 
+  // Builds a payload template. `lent` (a field of it, with `slot`) is left
+  // null, `*slot` pointing at it, for the caller to move a document into.
   Json Template(const TemplateNode& t, const Json& input,
-                const Context& context) {
+                const Context& context, const TemplateNode* lent = nullptr,
+                Json** slot = nullptr) {
     switch (t.kind) {
       case TemplateNode::Kind::kObject: {
         Json out = Json::object();
+        auto& members = out.get_ref<Json::object_t&>();
+        members.reserve(t.keys.size());
         for (size_t i = 0; i < t.keys.size(); ++i) {
           const TemplateNode& child = t.children[i];
+          if (&child == lent) {  // unique_keys: WholeInputField checked
+            members.emplace_back(t.keys[i], nullptr);
+            *slot = &members.back().second;
+            continue;
+          }
           // AWS fails the execution with States.Runtime (not catchable)
           // when a payload template path matches nothing.
-          out[t.keys[i]] =
+          Json value =
               child.kind == TemplateNode::Kind::kResolve
                   ? Resolve(child.resolver, input, context, "States.Runtime")
-                  : Template(child, input, context);
+                  : Template(child, input, context, lent, slot);
+          // Distinct keys are appended without a lookup.
+          if (t.unique_keys) {
+            members.emplace_back(t.keys[i], std::move(value));
+          } else {
+            out[t.keys[i]] = std::move(value);
+          }
         }
         return out;
       }
@@ -1070,46 +1335,51 @@ class Run {
     return false;
   }
 
-  double Jitter(double wait) {
-    std::uniform_real_distribution<double> d(0.0, wait);
-    return d(rng_);
+  // The run's generator (FULL jitter, States.UUID, MathRandom), seeded on
+  // first use: most runs never draw.
+  std::mt19937_64& Rng() {
+    if (!rng_) rng_.emplace(options_.seed);
+    return *rng_;
   }
 
-  // Runs `attempt` with the state's Retry and Catch; returns the state's
-  // output and sets `next` when a catcher redirects.
+  double Jitter(double wait) {
+    std::uniform_real_distribution<double> d(0.0, wait);
+    return d(Rng());
+  }
+
+  // Runs `attempt` (Json(int retry_count)) with the state's Retry and
+  // Catch; returns the state's output and sets `next` when a catcher
+  // redirects.
+  template <typename Attempt>
   Json WithRetryAndCatch(const CompiledState& s, const Json& raw_input,
-                         int* next, const std::function<Json(int)>& attempt) {
-    const Json& state = *s.json;
+                         int* next, const Attempt& attempt) {
     const std::string& name = s.name;
-    const Json& retriers =
-        state.contains("Retry") ? state["Retry"] : EmptyArray();
-    std::vector<int> counts(retriers.size(), 0);
+    std::vector<int> counts;  // per retrier, made on the first error
     int retry_count = 0;
     while (true) {
       try {
         return attempt(retry_count);
       } catch (const AslError& e) {
         bool retried = false;
-        for (size_t i = 0; i < retriers.size(); ++i) {
-          const Json& r = retriers[i];
-          if (!Matches(r["ErrorEquals"], e.error())) continue;
-          int max_attempts = r.value("MaxAttempts", 3);
-          if (counts[i] >= max_attempts) break;
-          double interval = r.value("IntervalSeconds", 1.0);
-          double rate = r.value("BackoffRate", 2.0);
-          double wait = interval * std::pow(rate, counts[i]);
-          if (r.contains("MaxDelaySeconds"))
-            wait = std::min(wait, r["MaxDelaySeconds"].get<double>());
-          if (r.value("JitterStrategy", "NONE") == "FULL") wait = Jitter(wait);
+        counts.resize(s.retriers.size(), 0);
+        for (size_t i = 0; i < s.retriers.size(); ++i) {
+          const Retrier& r = s.retriers[i];
+          if (!Matches(*r.error_equals, e.error())) continue;
+          if (counts[i] >= r.max_attempts) break;
+          double wait =
+              r.interval_seconds * std::pow(r.backoff_rate, counts[i]);
+          if (r.max_delay_seconds) wait = std::min(wait, *r.max_delay_seconds);
+          if (r.full_jitter) wait = Jitter(wait);
           ++counts[i];
           ++retry_count;
           result_.waits.push_back(wait);
-          Event("RetryScheduled", name,
-                {{"error", e.error()},
-                 {"cause", e.cause()},
-                 {"retrier", i},
-                 {"attempt", counts[i]},
-                 {"wait", wait}});
+          Event("RetryScheduled", name, [&] {
+            return Json{{"error", e.error()},
+                        {"cause", e.cause()},
+                        {"retrier", i},
+                        {"attempt", counts[i]},
+                        {"wait", wait}};
+          });
           now_ += wait;
           CheckDeadline();
           retried = true;
@@ -1128,10 +1398,11 @@ class Run {
                              "Unable to apply the Catch ResultPath");
           }
           *next = c.next;
-          Event("Caught", name,
-                {{"error", e.error()},
-                 {"cause", e.cause()},
-                 {"next", c.next_name}});
+          Event("Caught", name, [&] {
+            return Json{{"error", e.error()},
+                        {"cause", e.cause()},
+                        {"next", c.next_name}};
+          });
           return output;
         }
         throw;
@@ -1152,16 +1423,18 @@ class Run {
       if (!checked) CheckSize(input, "the input of state ", &state.name);
       entered_ = now_;
       result_.states.push_back(state.name);
-      Event("StateEntered", state.name, Details("input", input));
+      DocumentEvent("StateEntered", state.name, "input", input);
       // Step sets `next` only when it decides where to go: a Choice, or a
       // catcher; otherwise the state's own Next or End applies. It may
       // consume `input`.
       int next = -1;
       Json output = Step(state, input, item, &next);
       CheckDeadline();
-      CheckSize(output, "the output of state ", &state.name);
+      // A Task whose output is its Payload was checked as the task's result.
+      if (!state.passes_input_through && !state.output_is_payload)
+        CheckSize(output, "the output of state ", &state.name);
       checked = true;
-      Event("StateExited", state.name, Details("output", output));
+      DocumentEvent("StateExited", state.name, "output", output);
       if (next < 0) {
         if (state.type == StateType::kSucceed || state.end) return output;
         next = state.next;
@@ -1239,7 +1512,9 @@ class Run {
             throw AslError("States.Runtime", "invalid timestamp for Wait");
           until = std::max(now_, *t);
         }
-        Event("WaitStarted", name, {{"seconds", until - now_}});
+        Event("WaitStarted", name, [&] {
+          return Json{{"seconds", until - now_}};
+        });
         now_ = until;
         return Take(s.output_path, std::move(effective), "OutputPath");
       }
@@ -1273,11 +1548,20 @@ class Run {
       Json result;
       if (s.type == StateType::kMap) {
         result = RunMap(s, *selected, ctx);
+      } else if (s.type == StateType::kTask && s.lends_input) {
+        // The input goes to the invocation and comes back (Invoke).
+        Json* slot = nullptr;
+        Json effective = s.parameters ? Template(*s.parameters, *selected, ctx,
+                                                 s.lent_field, &slot)
+                                      : Json();
+        result = Invoke(s, std::move(effective), retry_count, &input, slot);
+        if (s.output_is_payload) return result;
       } else {
         Json effective = s.parameters ? Template(*s.parameters, *selected, ctx)
                                       : Json(*selected);
         if (s.type == StateType::kTask) {
           result = Invoke(s, std::move(effective), retry_count);
+          if (s.output_is_payload) return result;
         } else {
           result = Json::array();
           for (const Program& branch : s.branches)
@@ -1291,42 +1575,85 @@ class Run {
     });
   }
 
-  Json Invoke(const CompiledState& s, Json effective, int retry_count) {
-    const Json& state = *s.json;
+  // Moves a document into a place for a while and back when it ends,
+  // however it ends.
+  class Lend {
+   public:
+    Lend(Json* owner, Json* place) : owner_(owner), place_(place) {
+      if (owner_) *place_ = std::move(*owner_);
+    }
+    ~Lend() {
+      if (owner_) *owner_ = std::move(*place_);
+    }
+    Lend(const Lend&) = delete;
+    Lend& operator=(const Lend&) = delete;
+
+   private:
+    Json* owner_;
+    Json* place_;
+  };
+
+  // Invokes a Task with `effective` as its input. With `lent` (the state's
+  // input), that document is moved into the invocation's input at `slot`
+  // (its null field; the whole input when null) for the call and moved
+  // back before Invoke returns or throws: the handler sees it as const,
+  // and nothing reads the state's input meanwhile.
+  Json Invoke(const CompiledState& s, Json effective, int retry_count,
+              Json* lent = nullptr, Json* slot = nullptr) {
     const std::string& name = s.name;
-    const std::string resource = state["Resource"];
-    Event("TaskScheduled", name,
-          {{"resource", resource},
-           {"parameters", effective},
-           {"retry_count", retry_count}});
+    const std::string& resource = s.resource;
+    // Moving `effective` keeps its members where they are: `slot` holds.
     TaskInvocation invocation{name, resource, std::move(effective), retry_count,
                               now_};
+    const Lend lend(lent, slot ? slot : &invocation.input);
+    Event("TaskScheduled", name, [&] {
+      Json details = {{"resource", resource}};
+      if (documents_) details["parameters"] = invocation.input;
+      details["retry_count"] = retry_count;
+      return details;
+    });
     TaskOutcome outcome;
     try {
       outcome = handler_(invocation);
     } catch (const AslError& e) {
-      Event("TaskFailed", name, {{"error", e.error()}, {"cause", e.cause()}});
+      Event("TaskFailed", name, [&] {
+        return Json{{"error", e.error()}, {"cause", e.cause()}};
+      });
       throw;
     }
-    if (state.contains("TimeoutSeconds") &&
-        outcome.seconds > state["TimeoutSeconds"].get<double>()) {
-      now_ += state["TimeoutSeconds"].get<double>();
-      Event("TaskTimedOut", name, {{"error", "States.Timeout"}});
+    if (s.timeout_seconds && outcome.seconds > *s.timeout_seconds) {
+      now_ += *s.timeout_seconds;
+      Event("TaskTimedOut", name, [] {
+        return Json{{"error", "States.Timeout"}};
+      });
       throw AslError("States.Timeout", "Task timed out");
     }
     now_ += outcome.seconds;
     CheckDeadline();
     CheckSize(outcome.result, "the result of task ", &name);
     Json result = std::move(outcome.result);
-    if (resource == kLambdaInvoke) {
-      Json wrapped = Json::object();
-      wrapped["ExecutedVersion"] = "$LATEST";
-      wrapped["Payload"] = std::move(result);
-      wrapped["StatusCode"] = 200;
-      result = std::move(wrapped);
+    if (s.output_is_payload) {  // the state's output: the Payload alone
+      Event("TaskSucceeded", name, [&] {
+        Json details = Json::object();
+        if (documents_) details["output"] = LambdaResult(result);
+        return details;
+      });
+      return result;
     }
-    Event("TaskSucceeded", name, Details("output", result));
+    if (s.lambda_invoke) result = LambdaResult(std::move(result));
+    DocumentEvent("TaskSucceeded", name, "output", result);
     return result;
+  }
+
+  // What lambda:invoke returns for a function's result.
+  static Json LambdaResult(Json payload) {
+    Json wrapped = Json::object();
+    auto& members = wrapped.get_ref<Json::object_t&>();
+    members.reserve(3);
+    members.emplace_back("ExecutedVersion", "$LATEST");
+    members.emplace_back("Payload", std::move(payload));
+    members.emplace_back("StatusCode", 200);
+    return wrapped;
   }
 
   Json RunMap(const CompiledState& s, const Json& effective,
@@ -1343,7 +1670,7 @@ class Run {
                                    : s.parameters  ? s.parameters.get()
                                                    : nullptr;
     Json results = Json::array();
-    Event("MapStarted", name, {{"items", items.size()}});
+    Event("MapStarted", name, [&] { return Json{{"items", items.size()}}; });
     // Items run one after another here, but on the virtual clock they run
     // in MaxConcurrency lanes (0: one lane per item): each item starts, in
     // index order, when the earliest lane is free, so the clock shows what
@@ -1368,9 +1695,9 @@ class Run {
         lanes.push_back(map_start);
         now_ = map_start;
       }
-      Event("MapIterationStarted", name, {{"index", i}});
+      Event("MapIterationStarted", name, [&] { return Json{{"index", i}}; });
       results.push_back(Machine(*s.processor, std::move(item_input), &item));
-      Event("MapIterationSucceeded", name, {{"index", i}});
+      Event("MapIterationSucceeded", name, [&] { return Json{{"index", i}}; });
       lanes[lane] = now_;
       map_end = std::max(map_end, now_);
     }
@@ -1538,6 +1865,7 @@ class Run {
   // payload limit ("<what><name> is N bytes...").
   void CheckSize(const Json& value, const char* what,
                  const std::string* name = nullptr) {
+    if (DumpSizer::UpperBound(value) <= options_.max_payload_bytes) return;
     const size_t size = dump_size_(value);
     if (size > options_.max_payload_bytes)
       throw AslError("States.DataLimitExceeded",
@@ -1560,11 +1888,12 @@ class Run {
   const RunOptions& options_;
   double deadline_ = 0;
   RunResult& result_;
-  std::mt19937_64 rng_;
+  const bool events_, documents_;  // what the history keeps
+  std::optional<std::mt19937_64> rng_;
   double now_;
   double entered_ = 0;
   int64_t transitions_ = 0;
-  Json execution_input_;
+  const Json* execution_input_ = nullptr;
   DumpSizer dump_size_;
 };
 
@@ -1597,21 +1926,23 @@ RunResult StateMachine::Run(const nlohmann::ordered_json& input,
   try {
     result.output = run.Execute(definition_, *program_, input);
     result.status = "SUCCEEDED";
-    run.Event("ExecutionSucceeded", "", {{"output", result.output}});
+    run.DocumentEvent("ExecutionSucceeded", "", "output", result.output);
   } catch (const AslError& e) {
     result.status = "FAILED";
     result.error = e.error();
     result.cause = e.cause();
     result.output = nullptr;
-    run.Event("ExecutionFailed", "",
-              {{"error", e.error()}, {"cause", e.cause()}});
+    run.Event("ExecutionFailed", "", [&] {
+      return Json{{"error", e.error()}, {"cause", e.cause()}};
+    });
   } catch (const ExecutionTimeout& e) {
     result.status = "FAILED";
     result.error = "States.Timeout";
     result.cause = e.what();
     result.output = nullptr;
-    run.Event("ExecutionTimedOut", "",
-              {{"error", result.error}, {"cause", result.cause}});
+    run.Event("ExecutionTimedOut", "", [&] {
+      return Json{{"error", result.error}, {"cause", result.cause}};
+    });
   }
   result.end_time = run.now();
   return result;

@@ -50,6 +50,18 @@ struct HistoryEvent {
   nlohmann::ordered_json details = nlohmann::ordered_json::object();
 };
 
+// What RunResult::history records. Each recorded document is a copy (the
+// executor moves documents from state to state), so a caller that never
+// reads the history saves that work: the states, waits and output are
+// recorded whatever this says.
+enum class History {
+  kNone,    // no events
+  kEvents,  // every event with its time and details, but no documents
+            // (state inputs and outputs, task parameters and results,
+            // the execution's input and output)
+  kFull,    // every event with every document, as Step Functions shows it
+};
+
 struct RunOptions {
   // $$.Execution.Id, $$.Execution.Name, $$.StateMachine.Id/Name.
   std::string execution_arn =
@@ -69,6 +81,7 @@ struct RunOptions {
   // definition's own TimeoutSeconds: 300 for an EXPRESS workflow. Past it
   // the execution fails with States.Timeout.
   double execution_timeout_seconds = 0;
+  History history = History::kFull;
 };
 
 struct RunResult {
