@@ -11,6 +11,7 @@ std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
     const std::vector<std::string>& paths, const FileReader& read_file,
     DiagnosticSink& sink) {
   SpecLoader loader(sink, read_file);
+  loader.Preload(paths);
   std::vector<std::unique_ptr<WorkflowSpec>> specs;
   for (const auto& path : paths) {
     if (auto spec = loader.LoadFile(path)) {
