@@ -159,8 +159,12 @@ class EndToEndTest(unittest.TestCase):
         cls.env = dict(os.environ, **CREDENTIALS,
                        AWS_ENDPOINT_URL_DYNAMODB=cls.dynalite,
                        AWS_ENDPOINT_URL_LAMBDA=cls.invoke)
-        cls.remote = cls.run_chain()
-        cls.local = cls.run_local()
+        try:
+            cls.remote = cls.run_chain()
+            cls.local = cls.run_local()
+        except BaseException:
+            cls.tearDownClass()  # unittest skips it when setUpClass fails
+            raise
 
     @classmethod
     def tearDownClass(cls):
@@ -171,15 +175,31 @@ class EndToEndTest(unittest.TestCase):
 
     @classmethod
     def novacat(cls, *args):
-        answer = subprocess.run([NOVACAT, *args], cwd=ROOT, env=cls.env,
-                                capture_output=True, text=True, timeout=300)
-        return answer
+        try:
+            return subprocess.run([NOVACAT, *args], cwd=ROOT, env=cls.env,
+                                  capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired as e:
+            # The folder goes with the test: what the functions printed is
+            # the only trace of where the invocation waited.
+            cls.functions_log.flush()
+            with open(cls.functions_log.name) as log:
+                tail = log.read()[-6000:]
+            err = e.stderr
+            if isinstance(err, bytes):
+                err = err.decode("utf-8", "replace")
+            raise AssertionError(
+                "novacat %s did not end in 300 s; its stderr:\n%s\n"
+                "the functions' log (last 6,000 characters):\n%s"
+                % (" ".join(args), err or "", tail)) from e
 
     @classmethod
     def run_remote(cls, workflow, event):
         answer = cls.novacat("run", workflow, "--dynamodb", cls.table,
                              "--function", workflow, "--input", json.dumps(event))
         if answer.returncode != 0:
+            err = e.stderr
+            if isinstance(err, bytes):
+                err = err.decode("utf-8", "replace")
             raise AssertionError("novacat run %s --function: exit %d\n%s\n%s" % (
                 workflow, answer.returncode, answer.stdout, answer.stderr))
         (run,) = json.loads(answer.stdout)["runs"]

@@ -1102,6 +1102,9 @@ class Run {
   Json Execute(const Json& definition, const Program& program,
                const Json& input) {
     execution_input_ = &input;
+    // Room for a short execution's states and events without regrowing.
+    result_.states.reserve(32);
+    if (events_) result_.history.reserve(64);
     deadline_ = 0;
     if (definition.contains("TimeoutSeconds"))
       deadline_ = definition["TimeoutSeconds"].get<double>();
