@@ -87,32 +87,45 @@ Json StartExecutionRole(const std::string& service,
       Json::array({Allow("states:StartExecution", Ref(state_machine))}));
 }
 
-// The generated ASL as an Fn::Sub text: every string (keys included)
-// escaped, except the function placeholder the ASL emitter writes as the
-// value of a Task's FunctionName.
-Json EscapeStrings(const Json& value, const std::string& placeholder) {
-  if (value.is_string()) return EscapeForFnSub(value.get<std::string>());
-  if (value.is_array()) {
-    Json out = Json::array();
-    for (const auto& v : value) out.push_back(EscapeStrings(v, placeholder));
-    return out;
-  }
-  if (value.is_object()) {
-    // Appended to the underlying vector: ordered_json's operator[] finds a
-    // key by linear search (quadratic in the States of a large
-    // definition), and the keys stay distinct (EscapeForFnSub is
-    // one-to-one).
-    Json out = Json::object();
-    auto& entries = out.get_ref<Json::object_t&>();
-    for (const auto& [key, v] : value.items()) {
-      entries.emplace_back(EscapeForFnSub(key),
-                           key == "FunctionName" && v == placeholder
-                               ? v
-                               : EscapeStrings(v, placeholder));
+// The generated ASL (`asl`, EmitAsl's text) as an Fn::Sub text: every
+// string (keys included) escaped, except the function placeholder the ASL
+// emitter writes as the value of a Task's FunctionName. Done on the text,
+// byte for byte what dumping the document with those strings escaped would
+// give, without building that copy: dumping writes '$' and '{' as they are,
+// so "${" in the text is "${" in a string, and the placeholder is kept
+// where a string starting outside a string is the key FunctionName with
+// the placeholder as its value.
+std::string AslForFnSub(const std::string& asl,
+                        const std::string& placeholder) {
+  const std::string kept = "\"FunctionName\": \"" + placeholder + "\"";
+  std::string out;
+  out.reserve(asl.size() + asl.size() / 64);
+  bool in_string = false;
+  for (size_t i = 0; i < asl.size(); ++i) {
+    const char c = asl[i];
+    if (!in_string) {
+      if (c == '"') {
+        if (asl.compare(i, kept.size(), kept) == 0) {
+          out += kept;
+          i += kept.size() - 1;
+          continue;
+        }
+        in_string = true;
+      }
+      out += c;
+      continue;
     }
-    return out;
+    out += c;
+    if (c == '\\' && i + 1 < asl.size()) {
+      out += asl[++i];  // an escaped character, '"' included
+    } else if (c == '"') {
+      in_string = false;
+    } else if (c == '$' && i + 1 < asl.size() && asl[i + 1] == '{') {
+      out += "{!";
+      ++i;
+    }
   }
-  return value;
+  return out;
 }
 
 // The largest timeout of a Task in `graph` (Map item states included).
@@ -345,7 +358,7 @@ class StackBuilder {
     sm["StateMachineType"] = spec.type;
     sm["DefinitionString"] = {
         {"Fn::Sub",
-         {EscapeStrings(AslDocument(spec), placeholder).dump(2) + "\n",
+         {AslForFnSub(EmitAsl(spec), placeholder),
           {{p + "FunctionArn", GetAtt(function, "Arn")}}}}};
     sm["RoleArn"] = GetAtt(machine + "Role", "Arn");
     sm["LoggingConfiguration"] = {
