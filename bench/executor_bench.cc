@@ -6,6 +6,7 @@
 // stay flat. Peak RSS is reported as the "peak_rss_kib" counter.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -230,4 +231,26 @@ BENCHMARK(BM_MapItems)
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// `executor_bench --print-chain N` prints the chain BM_PassChoiceChain/N
+// runs as a scenario of tests/tools/bench_local_sfn.mjs (the definition
+// inline, the input, the states the run enters), so scripts/bench.sh runs
+// aws-local-stepfunctions on the very same definition. Otherwise Google
+// Benchmark's command line.
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--print-chain") {
+    const int n = std::stoi(argv[2]);
+    json path = json::array();
+    for (int i = 0; i < n; ++i) path.push_back(StateName(i));
+    const json scenario = {{"definition", PassChoiceChain(n)},
+                           {"input", {{"k", 1}}},
+                           {"task_result", json::object()},
+                           {"path", path}};
+    std::printf("%s\n", scenario.dump().c_str());
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -13,7 +13,9 @@
 #    each, ours with each RunOptions::history (none, events, full; aws-
 #    local-stepfunctions keeps every event with references to its
 #    documents); then the time per transition of Pass chains and Maps as they
-#    grow, as a ratio to the smallest of each (flat is 1x).
+#    grow, as a ratio to the smallest of each (flat is 1x); then chains of
+#    2,000 and 20,000 Pass and Choice states against aws-local-stepfunctions
+#    on the same definitions (transitions per second).
 # 4. The single-table store: operations per second of every access pattern
 #    on SQLite (memory and file) and DynamoDB (dynalite) against MemoryTable,
 #    and lease acquisition under contention with 2, 8 and 32 workers.
@@ -95,7 +97,8 @@ echo "== 2. Generation of synthetic specs (sizes: ${GEN_STATES:-100 1000 10000})
 gen_json=$(mktemp)
 exec_json=$(mktemp)
 store_json=$(mktemp)
-trap 'rm -f "$gen_json" "$exec_json" "$store_json"' EXIT
+chain=$(mktemp)
+trap 'rm -f "$gen_json" "$exec_json" "$store_json" "$chain"' EXIT
 gen_filter="BM_Generate/($(echo ${GEN_STATES:-100 1000 10000} | tr ' ' '|'))\$"
 quietly build/release/generation_bench --benchmark_min_time=1 \
   --benchmark_filter="$gen_filter" --benchmark_out="$gen_json" \
@@ -133,6 +136,24 @@ quietly build/release/executor_bench --benchmark_filter='PassChain|MapItems' \
   --benchmark_min_time=1 --benchmark_out="$exec_json" \
   --benchmark_out_format=json
 summarize_sizes "$exec_json" transition
+# The chains of Pass and Choice states on aws-local-stepfunctions: the same
+# definitions (executor_bench --print-chain writes them), transitions per
+# second against ours from the run above.
+for n in 2000 20000; do
+  build/release/executor_bench --print-chain "$n" >"$chain"
+  theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
+    "$chain" "$exec_seconds")
+  python3 - "$exec_json" "$theirs" "$n" <<'PY'
+import json, sys
+n = int(sys.argv[3])
+ours = next(r for r in json.load(open(sys.argv[1]))["benchmarks"]
+            if r["name"] == f"BM_PassChoiceChain/{n}")
+theirs = json.loads(sys.argv[2])["per_second"] * n
+print(f"chain of {n:,} Pass and Choice states: novacat {ours['items_per_second']:,.0f} "
+      f"transitions/s; aws-local-stepfunctions {theirs:,.0f}/s; ratio "
+      f"{ours['items_per_second'] / theirs:.1f}x")
+PY
+done
 
 # 4. The store (see the header): the JSON feeds the summary tables.
 echo

@@ -3,7 +3,8 @@
 // compares novacat's executor with), and the process's peak RSS.
 // Usage: node bench_local_sfn.mjs SCENARIO.json SECONDS
 // SCENARIO (bench/initialize_nova_happy_path.json, shared with
-// bench/executor_bench.cc): "definition" (a path from the repository's root),
+// bench/executor_bench.cc, or what `executor_bench --print-chain N` prints):
+// "definition" (a path from the repository's root, or the definition),
 // "input", "task_result" (what every Task returns) and "path" (the states
 // the execution must enter). A first, untimed execution must SUCCEED through
 // exactly that path, and every timed one must SUCCEED, or the script exits 1:
@@ -16,7 +17,9 @@ import { StateMachine } from "aws-local-stepfunctions";
 const [scenarioPath, seconds] = process.argv.slice(2);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
-const definition = JSON.parse(readFileSync(resolve(root, scenario.definition), "utf8"));
+const definition = typeof scenario.definition === "string"
+  ? JSON.parse(readFileSync(resolve(root, scenario.definition), "utf8"))
+  : scenario.definition;
 const { input, task_result: document, path } = scenario;
 const handlers = {};
 (function bind(states) {
