@@ -65,13 +65,15 @@ class PlanWriter {
  public:
   void push_back(const Json& c) {
     if (count_ != 0) out_ += ",\n";
-    const std::string text = c.dump(1);
-    // Dumped JSON escapes the newlines in its strings: each '\n' ends a line.
-    size_t at = 0;
-    for (size_t end; (end = text.find('\n', at)) != std::string::npos;
-         at = end + 1)
-      Line(std::string_view(text).substr(at, end - at + 1));
-    Line(std::string_view(text).substr(at));
+    // c.dump(1) with every line two spaces further in, written in place:
+    // the serializer indents each line after the first by the current
+    // indent, and the first line's is written here.
+    out_ += "  ";
+    nlohmann::detail::serializer<Json> dump(
+        nlohmann::detail::output_adapter<char, std::string>(out_), ' ',
+        nlohmann::detail::error_handler_t::strict);
+    dump.dump(c, /*pretty_print=*/true, /*ensure_ascii=*/false,
+              /*indent_step=*/1, /*current_indent=*/2);
     ++count_;
   }
 
@@ -84,11 +86,6 @@ class PlanWriter {
   }
 
  private:
-  void Line(std::string_view text) {
-    out_ += "  ";
-    out_ += text;
-  }
-
   std::string out_;
   size_t count_ = 0;
 };

@@ -1,6 +1,10 @@
 #include "support/file_set.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <fmt/format.h>
 #include <dtl/dtl.hpp>
@@ -54,25 +58,41 @@ std::set<std::string> FileSet::Workflows() const {
   return out;
 }
 
+namespace {
+
+// The whole file at `path`, read straight into the string (no stream
+// buffer and copy: --check reads every generated file); nullopt when it
+// cannot be opened. As the stream reading it replaces, a read error ends
+// the text where it happened (a folder reads as "").
+std::optional<std::string> ReadFile(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  struct stat info;
+  // The size is a hint: a file that grows or shrinks meanwhile is read to
+  // its end all the same.
+  if (::fstat(fd, &info) == 0 && info.st_size > 0)
+    text.resize(static_cast<size_t>(info.st_size) + 1);
+  size_t done = 0;
+  for (;;) {
+    if (done == text.size()) text.resize(text.size() * 2 + 4096);
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  return text;
+}
+
+}  // namespace
+
 FileReader DiskFileReader() {
-  return [](const std::string& path) -> std::optional<std::string> {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
+  return [](const std::string& path) { return ReadFile(path); };
 }
 
 namespace {
-
-std::optional<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct ManifestEntry {
   std::string workflow;
@@ -283,15 +303,17 @@ CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
   const fs::path root(out_dir);
   const Manifest old = ReadManifest(root);
   const Manifest next = NextManifest(files, old, /*keep_others=*/false);
-  std::map<std::string, std::string> expected;
-  for (const auto& [path, file] : files.files()) expected[path] = file.content;
-  expected[kManifestName] = FormatManifest(next);
+  // Every file by path, the manifest among them, without copying them.
+  const std::string manifest = FormatManifest(next);
+  std::map<std::string, const std::string*> expected;
+  for (const auto& [path, file] : files.files()) expected[path] = &file.content;
+  expected[kManifestName] = &manifest;
   for (const auto& [path, content] : expected) {
     std::optional<std::string> current = ReadFile(root / path);
-    if (current && *current == content) continue;
+    if (current && *current == *content) continue;
     ++report.stale;
     report.findings.emplace_back(path, current ? "out of date" : "missing");
-    report.diff += UnifiedDiff(path, current.value_or(""), content);
+    report.diff += UnifiedDiff(path, current.value_or(""), *content);
   }
   for (const auto& [path, entry] : old) {
     if (next.count(path)) continue;
