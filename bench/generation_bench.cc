@@ -1,7 +1,8 @@
 // Generation time (load + check + emit) for synthetic specs of growing size,
 // and for the seed specs phase by phase (BM_Seed*, run from the root).
 // Growth must be linear: compare the per-state time (the
-// "items_per_second" counter) across 100, 1,000 and 10,000 states.
+// "items_per_second" counter) across 100, 1,000 and 10,000 states. Times are
+// wall-clock (UseRealTime): the emitters run on several threads.
 #include <benchmark/benchmark.h>
 
 #include <fmt/format.h>
@@ -122,7 +123,9 @@ BENCHMARK(BM_Generate)
     ->Arg(100)
     ->Arg(1000)
     ->Arg(10000)
-    ->Unit(benchmark::kMillisecond);
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 
 // The seed specs (specs/*.yaml, run from the repository root), phase by
 // phase: what `novacat-gen --check specs/*.yaml` spends its time in.
@@ -149,7 +152,7 @@ void BM_SeedLoadAndCheck(benchmark::State& state) {
     benchmark::DoNotOptimize(specs);
   }
 }
-BENCHMARK(BM_SeedLoadAndCheck)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SeedLoadAndCheck)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // One emitter over every seed spec; `emit` maps a spec to its text.
 template <typename Emit>
@@ -175,22 +178,22 @@ void BM_SeedEmitDocs(benchmark::State& state) {
     return novacat::EmitWorkflowDocs(spec) + novacat::EmitWorkflowDot(spec);
   });
 }
-BENCHMARK(BM_SeedEmitAsl)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SeedEmitCpp)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SeedEmitConformance)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SeedEmitDocs)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SeedEmitAsl)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SeedEmitCpp)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SeedEmitConformance)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SeedEmitDocs)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_SeedEmitStack(benchmark::State& state) {
   const auto specs = LoadSeedSpecs();
   for (auto _ : state) benchmark::DoNotOptimize(novacat::EmitStack(specs));
 }
-BENCHMARK(BM_SeedEmitStack)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SeedEmitStack)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_SeedEmitAll(benchmark::State& state) {
   const auto specs = LoadSeedSpecs();
   for (auto _ : state) benchmark::DoNotOptimize(novacat::EmitAll(specs));
 }
-BENCHMARK(BM_SeedEmitAll)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SeedEmitAll)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The comparison with generated/ that --check ends with (in sync: no diff).
 void BM_SeedCheckFiles(benchmark::State& state) {
@@ -199,7 +202,7 @@ void BM_SeedCheckFiles(benchmark::State& state) {
   for (auto _ : state)
     benchmark::DoNotOptimize(novacat::CheckFiles(files, "generated"));
 }
-BENCHMARK(BM_SeedCheckFiles)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SeedCheckFiles)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -194,11 +194,19 @@ class PlanBuilder {
     // Map states: concurrency on the virtual clock, and one item's
     // quarantine beside items that complete.
     for (const PathPlan* p : chosen) {
+      // Field → the last top-level domain Task so far that produces it.
+      std::unordered_map<std::string, const State*> producers;
       for (const auto& name : p->spec_states) {
         const State* s = spec_.graph.Find(name);
-        if (!s || s->type != StateType::kMap || !covered.insert(name).second)
-          continue;
-        AddMapCases(*s, *p, case_names.at(p), cases);
+        if (s && s->type == StateType::kMap && covered.insert(name).second) {
+          auto producer = producers.find(s->items_field);
+          AddMapCases(*s, *p, case_names.at(p),
+                      producer == producers.end() ? nullptr : producer->second,
+                      cases);
+        }
+        const State* task = FindState(name);
+        if (IsDomainTask(task) && !EnclosingMap(name))
+          for (const auto& field : task->produces) producers[field] = task;
       }
     }
     if (std::optional<Json> c = InvalidInputCase(chosen)) cases.push_back(*c);
@@ -1055,21 +1063,27 @@ class PlanBuilder {
     for (const auto& name : p.spec_states) {
       const State* s = FindState(name);
       if (!IsDomainTask(s) || !added.insert(name).second) continue;
-      const bool in_map = EnclosingMap(name) != nullptr;
-      Json set = Json::object();
-      for (const auto& field : s->produces) {
-        if (in_map && p.item_doc.contains(field)) {
-          set[field] = p.item_doc[field];
-        } else if (!in_map && p.doc.contains(field)) {
-          set[field] = p.doc[field];
-        } else if (!p.absent.count(field) || in_map) {
-          set[field] = SampleFor(field);
-        }
-      }
-      domain.get_ref<Json::object_t&>().emplace_back(
-          name, Json::array({{{"set", set}}}));
+      domain.get_ref<Json::object_t&>().emplace_back(name,
+                                                     HostDomainEntry(p, *s));
     }
     return domain;
+  }
+
+  // HostDomain(p)[task.name], for a domain Task `task` of the path, without
+  // the others' (a Map case needs only its producer's).
+  Json HostDomainEntry(const PathPlan& p, const State& task) const {
+    const bool in_map = EnclosingMap(task.name) != nullptr;
+    Json set = Json::object();
+    for (const auto& field : task.produces) {
+      if (in_map && p.item_doc.contains(field)) {
+        set[field] = p.item_doc[field];
+      } else if (!in_map && p.doc.contains(field)) {
+        set[field] = p.doc[field];
+      } else if (!p.absent.count(field) || in_map) {
+        set[field] = SampleFor(field);
+      }
+    }
+    return Json::array({{{"set", std::move(set)}}});
   }
 
   // The events published along `states` (spec states, items included), in
@@ -1241,8 +1255,11 @@ class PlanBuilder {
   // A Map's cases name their path's case, `base_name`, as the failure
   // cases do: they change only the items (through the Task that produces
   // them, or the input) and the item Tasks' answers.
+  // `producer`: the last top-level domain Task before the Map's first
+  // entry in `base` that produces its items, or null.
   void AddMapCases(const State& map, const PathPlan& base,
-                   const std::string& base_name, PlanWriter& cases) const {
+                   const std::string& base_name, const State* producer,
+                   PlanWriter& cases) const {
     Json item_doc = base.item_doc;
     const std::vector<std::string> walk = ItemWalk(*map.item_states, item_doc);
     std::vector<const State*> tasks;
@@ -1255,7 +1272,19 @@ class PlanBuilder {
     // one higher would start them all at once.
     const int concurrency = MapConcurrency(spec_, map);
     const int kItems = std::clamp(concurrency + 1, 3, 64);
-    PathPlan p = base;
+    // The path's data with the Map's items, without its states: copying
+    // them for every Map made the plan quadratic in the states (the cases
+    // below read only the data).
+    PathPlan p;
+    p.doc = base.doc;
+    p.item_doc = base.item_doc;
+    p.absent = base.absent;
+    p.outcome = base.outcome;
+    p.quarantine_reason = base.quarantine_reason;
+    p.terminal = base.terminal;
+    p.failed = base.failed;
+    p.error = base.error;
+    p.branches = base.branches;
     const Field* items_field = spec_.FindFieldType(map.items_field);
     Json item = items_field && items_field->items ? Sample(*items_field->items)
                                                   : Json("item");
@@ -1278,17 +1307,7 @@ class PlanBuilder {
       starts.push_back(lanes[lane]);
       lanes[lane] += item_seconds;
     }
-    // Who gives the Map its items: the last domain Task before it that
-    // produces them, else the input.
-    const State* producer = nullptr;
-    for (const auto& name : base.spec_states) {
-      if (name == map.name) break;
-      const State* s = FindState(name);
-      if (IsDomainTask(s) && !EnclosingMap(name) &&
-          std::find(s->produces.begin(), s->produces.end(), map.items_field) !=
-              s->produces.end())
-        producer = s;
-    }
+    // Who gives the Map its items: `producer`, else the input.
     // The items as the case's own input or producer's answer (plan mode).
     auto with_items = [&](Json script, Json& input) {
       if (producer)
@@ -1343,8 +1362,7 @@ class PlanBuilder {
     Json domain = Json::object();
     Json host_input_items = Json::object();
     if (producer) {
-      const Json all = HostDomain(p);
-      domain[producer->name] = all[producer->name];
+      domain[producer->name] = HostDomainEntry(p, *producer);
     } else {
       host_input_items[map.items_field] = (*host_input)[map.items_field];
     }

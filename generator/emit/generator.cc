@@ -24,32 +24,44 @@ struct WorkflowOutput {
   std::vector<std::string> schemas;  // one per spec.events, in order
 };
 
-WorkflowOutput EmitWorkflow(const WorkflowSpec& spec) {
-  WorkflowOutput out;
-  out.asl = EmitAsl(spec);
-  out.cpp = EmitCpp(spec, out.asl);
-  out.conformance = EmitConformancePlan(spec);
-  out.readme = EmitWorkflowDocs(spec);
-  out.dot = EmitWorkflowDot(spec);
-  for (const auto& event : spec.events)
-    out.schemas.push_back(EmitEventSchema(spec, event));
-  return out;
+// A workflow's emitters in three jobs of similar size, so that one large
+// workflow keeps the threads busy too; each writes its own members.
+constexpr size_t kJobsPerWorkflow = 3;
+
+void EmitWorkflowPart(const WorkflowSpec& spec, size_t part,
+                      WorkflowOutput& out) {
+  switch (part) {
+    case 0:
+      out.conformance = EmitConformancePlan(spec);
+      break;
+    case 1:
+      out.asl = EmitAsl(spec);
+      out.cpp = EmitCpp(spec, out.asl);
+      break;
+    default:
+      out.readme = EmitWorkflowDocs(spec);
+      out.dot = EmitWorkflowDot(spec);
+      for (const auto& event : spec.events)
+        out.schemas.push_back(EmitEventSchema(spec, event));
+  }
 }
 
 }  // namespace
 
 FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
   // Emitters are pure functions of a checked spec, so each workflow's
-  // files, and the stack, are made in parallel; they join the set below in
-  // spec order, as made one by one: the same bytes whatever the
-  // scheduling. The stack, the longest job, goes first.
+  // files (in kJobsPerWorkflow jobs), and the stack, are made in parallel; they
+  // join the set below in spec order, as made one by one: the same bytes
+  // whatever the scheduling. The stack, the longest job, goes first.
   std::vector<WorkflowOutput> outputs(specs.size());
   std::string stack;
-  ParallelFor(specs.size() + 1, [&](size_t i) {
-    if (i == 0)
+  ParallelFor(1 + specs.size() * kJobsPerWorkflow, [&](size_t i) {
+    if (i == 0) {
       stack = EmitStack(specs);
-    else
-      outputs[i - 1] = EmitWorkflow(*specs[i - 1]);
+      return;
+    }
+    const size_t w = (i - 1) / kJobsPerWorkflow;
+    EmitWorkflowPart(*specs[w], (i - 1) % kJobsPerWorkflow, outputs[w]);
   });
   FileSet files;
   for (size_t i = 0; i < specs.size(); ++i) {

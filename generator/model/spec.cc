@@ -136,8 +136,18 @@ int StateGraph::IndexOf(const std::string& n) const {
 
 void StateGraph::BuildIndex() {
   index_.clear();
-  for (size_t i = 0; i < states.size(); ++i)
+  item_owner_.clear();
+  for (size_t i = 0; i < states.size(); ++i) {
     index_.emplace(states[i].name, static_cast<int>(i));
+    if (states[i].item_states)
+      for (const auto& item : states[i].item_states->states)
+        item_owner_.emplace(item.name, static_cast<int>(i));
+  }
+}
+
+const State* StateGraph::FindItemOwner(const std::string& n) const {
+  auto it = item_owner_.find(n);
+  return it == item_owner_.end() ? nullptr : &states[it->second];
 }
 
 const EventDef* EventCatalog::Find(const std::string& n) const {
@@ -184,9 +194,7 @@ const Field* WorkflowSpec::FindFieldType(const std::string& n) const {
 }
 
 const State* WorkflowSpec::FindEnclosingMap(const std::string& n) const {
-  for (const auto& s : graph.states)
-    if (s.item_states && s.item_states->Find(n)) return &s;
-  return nullptr;
+  return graph.FindItemOwner(n);
 }
 
 std::string PascalCase(std::string_view name) {

@@ -367,11 +367,18 @@ struct StateGraph {
   const State* Find(const std::string& name) const;
   // -1 when there is no such state. Uses the index built by BuildIndex.
   int IndexOf(const std::string& name) const;
-  // Indexes `states` by name (first occurrence wins); call after filling.
+  // Indexes `states` by name (first occurrence wins), and the states of
+  // their item processors by the Map that holds them (the first Map
+  // wins); call after filling, item processors included.
   void BuildIndex();
+  // The state (a Map) whose item processor holds a state named `name`, or
+  // null. Uses the index built by BuildIndex: O(1), where a scan of every
+  // state per call made the checker quadratic in the states.
+  const State* FindItemOwner(const std::string& name) const;
 
  private:
   std::unordered_map<std::string, int> index_;
+  std::unordered_map<std::string, int> item_owner_;
 };
 
 struct Outcome {
