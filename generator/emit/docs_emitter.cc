@@ -798,8 +798,8 @@ class ReadmeBuilder {
         if (s.type == StateType::kTask) tasks.push_back(TaskRow(graph, s));
       if (tasks.empty()) return;
       mustache::object g{{"has_heading", has_maps}, {"heading", heading}};
-      g["tasks"] = tasks;
-      groups.push_back(g);
+      g["tasks"] = std::move(tasks);
+      groups.push_back(std::move(g));
     };
     group(spec_.graph, "Top level");
     for (const auto& s : spec_.graph.states) {
