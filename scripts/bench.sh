@@ -99,7 +99,7 @@ exec_json=$(mktemp)
 store_json=$(mktemp)
 chain=$(mktemp)
 trap 'rm -f "$gen_json" "$exec_json" "$store_json" "$chain"' EXIT
-gen_filter="BM_Generate/($(echo ${GEN_STATES:-100 1000 10000} | tr ' ' '|'))\$"
+gen_filter="BM_Generate/($(echo ${GEN_STATES:-100 1000 10000} | tr ' ' '|'))/"
 quietly build/release/generation_bench --benchmark_min_time=1 \
   --benchmark_filter="$gen_filter" --benchmark_out="$gen_json" \
   --benchmark_out_format=json
@@ -150,7 +150,9 @@ ours = next(r for r in json.load(open(sys.argv[1]))["benchmarks"]
             if r["name"] == f"BM_PassChoiceChain/{n}")
 theirs = json.loads(sys.argv[2])["per_second"] * n
 print(f"chain of {n:,} Pass and Choice states: novacat {ours['items_per_second']:,.0f} "
-      f"transitions/s; aws-local-stepfunctions {theirs:,.0f}/s; ratio "
+      f"transitions/s, peak RSS {ours['peak_rss_kib']/1024:.1f} MiB; "
+      f"aws-local-stepfunctions {theirs:,.0f}/s, peak RSS "
+      f"{json.loads(sys.argv[2])['peak_rss_kib']/1024:.1f} MiB; ratio "
       f"{ours['items_per_second'] / theirs:.1f}x")
 PY
 done
