@@ -132,7 +132,7 @@ for run in ours:
           f"executions/s, peak RSS {run['peak_rss_kib']/1024:.1f} MiB; ratio "
           f"{run['items_per_second']/theirs['per_second']:.2f}x")
 PY
-quietly build/release/executor_bench --benchmark_filter='PassChain|MapItems' \
+quietly build/release/executor_bench --benchmark_filter='^BM_(PassChain|PassChoiceChain|MapItems)/' \
   --benchmark_min_time=1 --benchmark_out="$exec_json" \
   --benchmark_out_format=json
 summarize_sizes "$exec_json" transition
