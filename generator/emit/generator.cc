@@ -16,7 +16,6 @@ namespace {
 
 // What the emitters make of one workflow, before it joins the FileSet.
 struct WorkflowOutput {
-  std::string asl;
   CppFiles cpp;
   std::string conformance;
   std::string readme;
@@ -24,19 +23,20 @@ struct WorkflowOutput {
   std::vector<std::string> schemas;  // one per spec.events, in order
 };
 
-// A workflow's emitters in three jobs of similar size, so that one large
-// workflow keeps the threads busy too; each writes its own members.
+// A workflow's emitters after its ASL in three jobs of similar size, so
+// that one large workflow keeps the threads busy too; each writes its own
+// members.
 constexpr size_t kJobsPerWorkflow = 3;
 
-void EmitWorkflowPart(const WorkflowSpec& spec, size_t part,
-                      WorkflowOutput& out) {
+// `asl`: EmitAsl(spec).
+void EmitWorkflowPart(const WorkflowSpec& spec, const std::string& asl,
+                      size_t part, WorkflowOutput& out) {
   switch (part) {
     case 0:
       out.conformance = EmitConformancePlan(spec);
       break;
     case 1:
-      out.asl = EmitAsl(spec);
-      out.cpp = EmitCpp(spec, out.asl);
+      out.cpp = EmitCpp(spec, asl);
       break;
     default:
       out.readme = EmitWorkflowDocs(spec);
@@ -49,25 +49,28 @@ void EmitWorkflowPart(const WorkflowSpec& spec, size_t part,
 }  // namespace
 
 FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
-  // Emitters are pure functions of a checked spec, so each workflow's
-  // files (in kJobsPerWorkflow jobs), and the stack, are made in parallel; they
-  // join the set below in spec order, as made one by one: the same bytes
-  // whatever the scheduling. The stack, the longest job, goes first.
+  // Emitters are pure functions of a checked spec, so they run in
+  // parallel: first each workflow's definition (the C++ binding and the
+  // stack embed it), then the stack, the longest job, and each workflow's
+  // other files in kJobsPerWorkflow jobs. The files join the set below in
+  // spec order, as made one by one: the same bytes whatever the scheduling.
+  std::vector<std::string> asl(specs.size());
+  ParallelFor(specs.size(), [&](size_t i) { asl[i] = EmitAsl(*specs[i]); });
   std::vector<WorkflowOutput> outputs(specs.size());
   std::string stack;
   ParallelFor(1 + specs.size() * kJobsPerWorkflow, [&](size_t i) {
     if (i == 0) {
-      stack = EmitStack(specs);
+      stack = EmitStack(specs, asl);
       return;
     }
     const size_t w = (i - 1) / kJobsPerWorkflow;
-    EmitWorkflowPart(*specs[w], (i - 1) % kJobsPerWorkflow, outputs[w]);
+    EmitWorkflowPart(*specs[w], asl[w], (i - 1) % kJobsPerWorkflow, outputs[w]);
   });
   FileSet files;
   for (size_t i = 0; i < specs.size(); ++i) {
     const WorkflowSpec& spec = *specs[i];
     WorkflowOutput& out = outputs[i];
-    files.Add(spec.workflow + "/statemachine.asl.json", std::move(out.asl),
+    files.Add(spec.workflow + "/statemachine.asl.json", std::move(asl[i]),
               spec.workflow);
     const std::string base = spec.workflow + "/" + spec.workflow;
     files.Add(base + ".hpp", std::move(out.cpp.header), spec.workflow);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -162,9 +163,14 @@ class StackBuilder {
  public:
   // Workflows in name order: the stack does not depend on the order of the
   // command line.
-  explicit StackBuilder(
-      const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
-    for (const auto& s : specs) specs_.push_back(s.get());
+  // `asl`: EmitAsl of each of `specs`, in the same order, or empty (then
+  // emitted here).
+  StackBuilder(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
+               const std::vector<std::string>& asl) {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      specs_.push_back(specs[i].get());
+      if (i < asl.size()) asl_[specs[i].get()] = &asl[i];
+    }
     std::stable_sort(specs_.begin(), specs_.end(),
                      [](const WorkflowSpec* a, const WorkflowSpec* b) {
                        return a->workflow < b->workflow;
@@ -196,14 +202,14 @@ class StackBuilder {
     }
     for (const auto& s : specs_) Workflow(*s);
     Routes();
-    root["Resources"] = resources_;
+    root["Resources"] = std::move(resources_);
     outputs_["NovaCatTableName"] = {
         {"Description", "The NovaCat table's name."},
         {"Value", Ref("NovaCatTable")}};
     outputs_["NovaCatEventBusName"] = {
         {"Description", "The event bus's name."},
         {"Value", GetAtt("NovaCatEventBus", "Name")}};
-    root["Outputs"] = outputs_;
+    root["Outputs"] = std::move(outputs_);
     return root;
   }
 
@@ -358,7 +364,7 @@ class StackBuilder {
     sm["StateMachineType"] = spec.type;
     sm["DefinitionString"] = {
         {"Fn::Sub",
-         {AslForFnSub(EmitAsl(spec), placeholder),
+         {AslForFnSub(Asl(spec), placeholder),
           {{p + "FunctionArn", GetAtt(function, "Arn")}}}}};
     sm["RoleArn"] = GetAtt(machine + "Role", "Arn");
     sm["LoggingConfiguration"] = {
@@ -559,7 +565,14 @@ class StackBuilder {
     }
   }
 
+  // The definition of `spec`: given, or emitted.
+  std::string Asl(const WorkflowSpec& spec) const {
+    auto given = asl_.find(&spec);
+    return given != asl_.end() ? *given->second : EmitAsl(spec);
+  }
+
   std::vector<const WorkflowSpec*> specs_;
+  std::map<const WorkflowSpec*, const std::string*> asl_;
   Json resources_ = Json::object();
   Json outputs_ = Json::object();
 };
@@ -580,7 +593,12 @@ std::string EscapeForFnSub(const std::string& text) {
 }
 
 std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
-  return StackBuilder(specs).Build().dump(2) + "\n";
+  return EmitStack(specs, {});
+}
+
+std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
+                      const std::vector<std::string>& asl) {
+  return StackBuilder(specs, asl).Build().dump(2) + "\n";
 }
 
 }  // namespace novacat

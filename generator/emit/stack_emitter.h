@@ -44,6 +44,10 @@ inline constexpr const char* kStackPath = "stack.template.json";
 // have passed the checker. Workflows appear in name order; same specs,
 // same bytes.
 std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs);
+// As EmitStack, with each spec's definition already emitted: `asl[i]` must
+// be EmitAsl(*specs[i]) (EmitAll emits it once for its files and the stack).
+std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
+                      const std::vector<std::string>& asl);
 
 // `text` with every "${" written "${!": Fn::Sub then leaves it literal.
 std::string EscapeForFnSub(const std::string& text);
