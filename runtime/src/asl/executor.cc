@@ -1104,7 +1104,7 @@ class Run {
     execution_input_ = &input;
     // Room for a short execution's states and events without regrowing.
     result_.states.reserve(32);
-    if (events_) result_.history.reserve(64);
+    if (events_) result_.history.reserve(32);
     deadline_ = 0;
     if (definition.contains("TimeoutSeconds"))
       deadline_ = definition["TimeoutSeconds"].get<double>();
@@ -1125,13 +1125,11 @@ class Run {
   void Event(const char* type, const std::string& state,
              const MakeDetails& details) {
     if (!events_) return;
-    HistoryEvent e;
-    e.id = static_cast<int64_t>(result_.history.size()) + 1;
-    e.timestamp = now_;
-    e.type = type;
-    e.state = state;
-    e.details = details();
-    result_.history.push_back(std::move(e));
+    // Made whole in place: a default HistoryEvent would allocate an empty
+    // details object only to replace it.
+    result_.history.push_back(
+        HistoryEvent{static_cast<int64_t>(result_.history.size()) + 1, now_,
+                     type, state, details()});
   }
 
   // An event whose one detail is a document ({key: document}), which only
