@@ -217,8 +217,13 @@ std::string FormatJobsTable(const JobsReport& report) {
   std::string out =
       RunTitle(report) + "\n" +
       AlignedRows(rows, {false, false, false, false, false, false, true});
-  for (const JobRunView& view : report.runs)
-    if (view.attempts) out += "\n" + FormatAttempts(view);
+  // Appended in two steps: GCC 12 misreports `"\n" + string&&` under -O2
+  // as -Wrestrict.
+  for (const JobRunView& view : report.runs) {
+    if (!view.attempts) continue;
+    out += '\n';
+    out += FormatAttempts(view);
+  }
   return out;
 }
 

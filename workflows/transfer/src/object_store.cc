@@ -83,6 +83,15 @@ std::string EncodeKey(const std::string& key) {
   return out;
 }
 
+// The path-style request path of `key` in `bucket`: /<bucket>/<key>, both
+// encoded. (Built with append: GCC 12 misreports `"/" + string&&` under -O2
+// as -Wrestrict.)
+std::string ObjectPath(const std::string& bucket, const std::string& key) {
+  std::string path = "/";
+  path.append(EncodeKey(bucket)).append("/").append(EncodeKey(key));
+  return path;
+}
+
 // The text of the first <tag>...</tag> in an S3 error document, its
 // entities decoded; "" when absent.
 std::string XmlText(const std::string& xml, const std::string& tag) {
@@ -172,9 +181,12 @@ StoredObject FolderObjectStore::Put(const std::string& key,
     throw TerminalError(what + ": cannot make " +
                         target.parent_path().string() + ": " + error.message());
   Reader reader(file, what);
-  // Beside the target, so that the rename stays on one filesystem.
-  internal::FileSink sink(target.parent_path(),
-                          "." + target.filename().string() + ".tmp-", what);
+  // Beside the target, so that the rename stays on one filesystem. (The
+  // prefix is built with append: GCC 12 misreports `"." + string&&` under
+  // -O2 as -Wrestrict.)
+  std::string prefix = ".";
+  prefix.append(target.filename().string()).append(".tmp-");
+  internal::FileSink sink(target.parent_path(), prefix, what);
   std::string buffer(1 << 20, '\0');
   while (size_t n = reader.Read(buffer.data(), buffer.size()))
     sink.Write(buffer.data(), n);
@@ -249,7 +261,7 @@ StoredObject S3ObjectStore::Put(const std::string& key,
                         error.message());
   aws::SignedHttp::Request request;
   request.method = "PUT";
-  request.path = "/" + EncodeKey(bucket_) + "/" + EncodeKey(key);
+  request.path = ObjectPath(bucket_, key);
   request.headers = {
       "Content-Type: " +
           (content_type.empty() ? "application/octet-stream" : content_type),
@@ -270,7 +282,7 @@ std::optional<Fetched> S3ObjectStore::Get(
   internal::FileSink sink(directory, "get-", what);
   aws::SignedHttp::Request request;
   request.method = "GET";
-  request.path = "/" + EncodeKey(bucket_) + "/" + EncodeKey(key);
+  request.path = ObjectPath(bucket_, key);
   request.headers = {std::string("x-amz-content-sha256: ") + kEmptySha256};
   request.sink = [&sink](std::string_view chunk) {
     sink.Write(chunk.data(), chunk.size());
