@@ -27,18 +27,24 @@ constexpr size_t kMaxCombinations = 4096;
 constexpr const char* kSampleUuid = "3f1c2a9e-8b7d-4c6e-9a5b-1d2e3f4a5b6c";
 
 // A path through the top-level graph and the data that takes it.
-struct PathPlan {
-  std::vector<std::string> states;  // ASL states entered, Pass marks included
-  std::vector<std::string> spec_states;  // spec states, for Task lookups
-  Json doc = Json::object();             // field → value
-  Json item_doc = Json::object();        // a Map item's fields its Choices need
-  std::set<std::string> absent;          // fields that must be absent
+// What a path leaves in the document and how it ends: all a Map case
+// reads of its path (copying the states too, per Map, made the plan
+// quadratic in the states).
+struct PathData {
+  Json doc = Json::object();       // field → value
+  Json item_doc = Json::object();  // a Map item's fields its Choices need
+  std::set<std::string> absent;    // fields that must be absent
   std::string outcome;
   std::string quarantine_reason;
   std::string terminal;  // the last state
   bool failed = false;
   std::string error;
   std::set<std::string> branches;  // "Choice#k" taken
+};
+
+struct PathPlan : PathData {
+  std::vector<std::string> states;  // ASL states entered, Pass marks included
+  std::vector<std::string> spec_states;  // spec states, for Task lookups
 };
 
 // What one walk of a path tells every failure case of a Task on it, so
@@ -1272,19 +1278,9 @@ class PlanBuilder {
     // one higher would start them all at once.
     const int concurrency = MapConcurrency(spec_, map);
     const int kItems = std::clamp(concurrency + 1, 3, 64);
-    // The path's data with the Map's items, without its states: copying
-    // them for every Map made the plan quadratic in the states (the cases
-    // below read only the data).
+    // The path's data with the Map's items, without its states.
     PathPlan p;
-    p.doc = base.doc;
-    p.item_doc = base.item_doc;
-    p.absent = base.absent;
-    p.outcome = base.outcome;
-    p.quarantine_reason = base.quarantine_reason;
-    p.terminal = base.terminal;
-    p.failed = base.failed;
-    p.error = base.error;
-    p.branches = base.branches;
+    static_cast<PathData&>(p) = base;
     const Field* items_field = spec_.FindFieldType(map.items_field);
     Json item = items_field && items_field->items ? Sample(*items_field->items)
                                                   : Json("item");
