@@ -1,6 +1,6 @@
 #include "load/spec_loader.h"
 
-#include <yaml-cpp/yaml.h>
+#include "load/yaml_document.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -49,17 +49,17 @@ std::optional<int64_t> ParseDuration(const std::string& text) {
 
 namespace {
 
-const char* NodeKindName(const YAML::Node& node) {
+const char* NodeKindName(const yaml::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Map:
+    case yaml::NodeType::Map:
       return "a mapping";
-    case YAML::NodeType::Sequence:
+    case yaml::NodeType::Sequence:
       return "a sequence";
-    case YAML::NodeType::Scalar:
+    case yaml::NodeType::Scalar:
       return "a scalar";
-    case YAML::NodeType::Null:
+    case yaml::NodeType::Null:
       return "nothing";
-    case YAML::NodeType::Undefined:
+    case yaml::NodeType::Undefined:
       return "nothing";
   }
   return "nothing";
@@ -71,10 +71,10 @@ class Reader {
   Reader(DiagnosticSink& sink, std::string file)
       : sink_(sink), file_(std::move(file)) {}
 
-  SourceLocation At(const YAML::Node& node) const {
+  SourceLocation At(const yaml::Node& node) const {
     SourceLocation loc;
     loc.file = file_;
-    YAML::Mark mark = node.Mark();
+    yaml::Mark mark = node.GetMark();
     if (mark.line >= 0) {
       loc.line = mark.line + 1;
       loc.column = mark.column + 1;
@@ -102,13 +102,13 @@ class Reader {
 // suggestion). Duplicate keys are reported when the mapping is opened.
 class MapReader {
  public:
-  MapReader(Reader& r, const YAML::Node& node, std::string what,
+  MapReader(Reader& r, const yaml::Node& node, std::string what,
             const SourceLocation& fallback)
       : r_(r), node_(node), what_(std::move(what)) {
     if (!node.IsMap()) {
       // A null value's mark is the next token; the key is more helpful.
       SourceLocation at =
-          node.IsDefined() && !node.IsNull() && node.Mark().line >= 0
+          node.IsDefined() && !node.IsNull() && node.GetMark().line >= 0
               ? r_.At(node)
               : fallback;
       r_.Error(at, "wrong-type",
@@ -117,14 +117,14 @@ class MapReader {
       valid_ = false;
       return;
     }
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      if (!it->first.IsScalar()) {
-        r_.Error(r_.At(it->first), "wrong-type",
+    for (const auto& [key_node, value] : node.Entries()) {
+      if (!key_node.IsScalar()) {
+        r_.Error(r_.At(key_node), "wrong-type",
                  fmt::format("keys in {} must be plain names", what_));
         continue;
       }
-      const std::string key = it->first.Scalar();
-      SourceLocation at = r_.At(it->first);
+      const std::string& key = key_node.Scalar();
+      SourceLocation at = r_.At(key_node);
       auto seen = first_.find(key);
       if (seen != first_.end()) {
         r_.Error(at, "duplicate-key",
@@ -133,7 +133,7 @@ class MapReader {
                              key, what_, seen->second.location.line));
         continue;
       }
-      first_.emplace(key, Entry{it->second, at});
+      first_.emplace(key, Entry{value, at});
       order_.push_back(key);
     }
   }
@@ -142,7 +142,7 @@ class MapReader {
   const std::string& what() const { return what_; }
 
   // The value of `key`, or null when absent. Marks `key` as known.
-  const YAML::Node* Get(const std::string& key) {
+  const yaml::Node* Get(const std::string& key) {
     known_.push_back(key);
     auto it = first_.find(key);
     if (it == first_.end()) return nullptr;
@@ -151,8 +151,8 @@ class MapReader {
   }
 
   // As Get, and reports `missing-key` when absent.
-  const YAML::Node* Require(const std::string& key) {
-    const YAML::Node* value = Get(key);
+  const yaml::Node* Require(const std::string& key) {
+    const yaml::Node* value = Get(key);
     if (!value && valid_) {
       r_.Error(location(), "missing-key",
                fmt::format("{} needs '{}'", what_, key));
@@ -168,7 +168,7 @@ class MapReader {
   SourceLocation ValueLocation(const std::string& key) const {
     auto it = first_.find(key);
     if (it == first_.end()) return location();
-    if (it->second.value.Mark().line < 0 || it->second.value.IsNull())
+    if (it->second.value.GetMark().line < 0 || it->second.value.IsNull())
       return it->second.location;
     return r_.At(it->second.value);
   }
@@ -179,8 +179,8 @@ class MapReader {
   }
 
   // Entries in document order (first occurrence of each key).
-  std::vector<std::pair<std::string, const YAML::Node*>> Entries() const {
-    std::vector<std::pair<std::string, const YAML::Node*>> out;
+  std::vector<std::pair<std::string, const yaml::Node*>> Entries() const {
+    std::vector<std::pair<std::string, const yaml::Node*>> out;
     for (const auto& k : order_) out.emplace_back(k, &first_.at(k).value);
     return out;
   }
@@ -215,11 +215,11 @@ class MapReader {
 
  private:
   struct Entry {
-    YAML::Node value;
+    yaml::Node value;
     SourceLocation location;
   };
   Reader& r_;
-  YAML::Node node_;
+  yaml::Node node_;
   std::string what_;
   bool valid_ = true;
   bool accept_all_ = false;
@@ -235,7 +235,7 @@ class Values {
  public:
   explicit Values(Reader& r) : r_(r) {}
 
-  std::optional<std::string> String(const YAML::Node& node,
+  std::optional<std::string> String(const yaml::Node& node,
                                     const std::string& what,
                                     const SourceLocation& fallback) {
     if (!node.IsScalar()) {
@@ -249,7 +249,7 @@ class Values {
 
   std::optional<std::string> String(MapReader& m, const std::string& key,
                                     bool required = false) {
-    const YAML::Node* node = required ? m.Require(key) : m.Get(key);
+    const yaml::Node* node = required ? m.Require(key) : m.Get(key);
     if (!node) return std::nullopt;
     return String(*node, fmt::format("'{}' in {}", key, m.what()),
                   m.KeyLocation(key));
@@ -257,7 +257,7 @@ class Values {
 
   std::optional<int64_t> Integer(MapReader& m, const std::string& key,
                                  bool required = false) {
-    const YAML::Node* node = required ? m.Require(key) : m.Get(key);
+    const yaml::Node* node = required ? m.Require(key) : m.Get(key);
     if (!node) return std::nullopt;
     std::string what = fmt::format("'{}' in {}", key, m.what());
     if (node->IsScalar() && node->Tag() == "?") {
@@ -273,7 +273,7 @@ class Values {
   }
 
   std::optional<double> Number(MapReader& m, const std::string& key) {
-    const YAML::Node* node = m.Get(key);
+    const yaml::Node* node = m.Get(key);
     if (!node) return std::nullopt;
     if (node->IsScalar() && node->Tag() == "?") {
       double value = 0;
@@ -291,7 +291,7 @@ class Values {
 
   // YAML 1.2 booleans only: `yes`/`no` are strings in this format.
   std::optional<bool> Bool(MapReader& m, const std::string& key) {
-    const YAML::Node* node = m.Get(key);
+    const yaml::Node* node = m.Get(key);
     if (!node) return std::nullopt;
     if (node->IsScalar() && node->Tag() == "?") {
       const std::string& s = node->Scalar();
@@ -305,7 +305,7 @@ class Values {
   }
 
   std::optional<int64_t> Duration(MapReader& m, const std::string& key) {
-    const YAML::Node* node = m.Get(key);
+    const yaml::Node* node = m.Get(key);
     if (!node) return std::nullopt;
     if (node->IsScalar()) {
       if (auto seconds = ParseDuration(node->Scalar())) return seconds;
@@ -322,7 +322,7 @@ class Values {
                                       std::vector<SourceLocation>* locations,
                                       bool required = false) {
     std::vector<std::string> out;
-    const YAML::Node* node = required ? m.Require(key) : m.Get(key);
+    const yaml::Node* node = required ? m.Require(key) : m.Get(key);
     if (!node) return out;
     if (!node->IsSequence()) {
       r_.Error(m.ValueLocation(key), "wrong-type",
@@ -343,7 +343,7 @@ class Values {
     return out;
   }
 
-  std::string Describe(const YAML::Node& node) const {
+  std::string Describe(const yaml::Node& node) const {
     if (node.IsScalar()) return fmt::format("'{}'", node.Scalar());
     return NodeKindName(node);
   }
@@ -355,7 +355,7 @@ class Values {
 // Resolves a retry policy: a preset name, or a mapping that may name a
 // `preset` and override `max_attempts`, `backoff`, `on` and `note`. When
 // `backoff` is omitted it is the preset's schedule cut to max_attempts.
-std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
+std::optional<RetryPolicy> ResolveRetry(Reader& r, const yaml::Node& node,
                                         const SourceLocation& at,
                                         const Governance* governance,
                                         const std::string& what) {
@@ -406,7 +406,7 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
   policy.location = at;
   policy.max_attempts_location = at;
   policy.backoff_location = at;
-  if (const YAML::Node* n = m.Get("max_attempts")) {
+  if (const yaml::Node* n = m.Get("max_attempts")) {
     policy.max_attempts_location = m.ValueLocation("max_attempts");
     if (n->IsScalar() && (n->Scalar() == "unlimited" || n->Scalar() == ".inf" ||
                           n->Scalar() == "infinite")) {
@@ -433,7 +433,7 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
                         "be bounded",
                         what));
   }
-  if (const YAML::Node* n = m.Get("backoff")) {
+  if (const yaml::Node* n = m.Get("backoff")) {
     policy.backoff_seconds.clear();
     policy.backoff_location = m.ValueLocation("backoff");
     if (!n->IsSequence()) {
@@ -455,7 +455,7 @@ std::optional<RetryPolicy> ResolveRetry(Reader& r, const YAML::Node& node,
       }
     }
   }
-  if (const YAML::Node* n = m.Get("on")) {
+  if (const yaml::Node* n = m.Get("on")) {
     (void)n;
     std::vector<SourceLocation> locations;
     policy.retry_on.clear();
@@ -491,7 +491,7 @@ class WorkflowReader {
   // scalar, so columns inside key templates point at the right character.
   static SourceLocation ContentLocation(MapReader& m, const std::string& key) {
     SourceLocation at = m.ValueLocation(key);
-    const YAML::Node* node = m.Get(key);
+    const yaml::Node* node = m.Get(key);
     if (node && node->IsScalar() && node->Tag() == "!") at.column += 1;
     return at;
   }
@@ -502,13 +502,13 @@ class WorkflowReader {
 
   // The governance's `lifecycle: {description, prologue, epilogue}`: states
   // as in a spec, read against the governance's retry presets.
-  void ReadLifecycle(const YAML::Node& node, const SourceLocation& at,
+  void ReadLifecycle(const yaml::Node& node, const SourceLocation& at,
                      Governance& governance) {
     MapReader m(r_, node, "'lifecycle'", at);
     if (!m.valid()) return;
     v_.String(m, "description");
     auto part = [&](const char* key) -> std::shared_ptr<const StateGraph> {
-      const YAML::Node* n = m.Require(key);
+      const yaml::Node* n = m.Require(key);
       if (!n) return nullptr;
       auto graph = std::make_shared<StateGraph>();
       ReadStates(*n, m.KeyLocation(key), *graph);
@@ -522,12 +522,12 @@ class WorkflowReader {
   // An event catalog file: `events:` as in a spec (every event with its
   // `fields`), and an optional `description`. `published_on` belongs to
   // the spec that publishes an event, not here.
-  void ReadCatalog(const YAML::Node& root, EventCatalog& catalog) {
+  void ReadCatalog(const yaml::Node& root, EventCatalog& catalog) {
     SourceLocation file_start{r_.file(), 1, 1, 1};
     MapReader m(r_, root, "the event catalog", file_start);
     if (!m.valid()) return;
     v_.String(m, "description");
-    if (const YAML::Node* n = m.Require("events"))
+    if (const yaml::Node* n = m.Require("events"))
       ReadEvents(*n, m.KeyLocation("events"));
     m.Finish();
     for (auto& event : spec_.events) {
@@ -541,7 +541,7 @@ class WorkflowReader {
     }
   }
 
-  void Read(const YAML::Node& root) {
+  void Read(const yaml::Node& root) {
     SourceLocation file_start{r_.file(), 1, 1, 1};
     MapReader m(r_, root, "the workflow spec", file_start);
     if (!m.valid()) return;
@@ -597,19 +597,19 @@ class WorkflowReader {
                  "schema_version must be between 1 and 1000");
       }
     }
-    if (const YAML::Node* n = m.Get("triggers")) ReadTriggers(*n, m);
+    if (const yaml::Node* n = m.Get("triggers")) ReadTriggers(*n, m);
     spec_.invariants = v_.StringList(m, "invariants", nullptr);
     if (auto s = v_.String(m, "input", true)) {
       spec_.input_event = *s;
       spec_.input_event_location = m.ValueLocation("input");
     }
-    if (const YAML::Node* n = m.Require("events")) {
+    if (const yaml::Node* n = m.Require("events")) {
       ReadEvents(*n, m.KeyLocation("events"));
     }
-    if (const YAML::Node* n = m.Get("identities")) {
+    if (const yaml::Node* n = m.Get("identities")) {
       ReadIdentities(*n, m.KeyLocation("identities"));
     }
-    if (const YAML::Node* n = m.Get("constants")) {
+    if (const yaml::Node* n = m.Get("constants")) {
       MapReader c(r_, *n, "'constants'", m.KeyLocation("constants"));
       c.AcceptAllKeys();
       for (const auto& [name, value] : c.Entries()) {
@@ -619,10 +619,10 @@ class WorkflowReader {
         }
       }
     }
-    if (const YAML::Node* n = m.Get("data")) {
+    if (const yaml::Node* n = m.Get("data")) {
       spec_.data = ReadFields(*n, "'data'", m.KeyLocation("data"), false);
     }
-    if (const YAML::Node* n = m.Require("outcomes")) {
+    if (const yaml::Node* n = m.Require("outcomes")) {
       MapReader o(r_, *n, "'outcomes'", m.KeyLocation("outcomes"));
       o.AcceptAllKeys();
       for (const auto& [name, value] : o.Entries()) {
@@ -638,10 +638,10 @@ class WorkflowReader {
         spec_.outcomes.push_back(std::move(outcome));
       }
     }
-    if (const YAML::Node* n = m.Get("failures")) {
+    if (const yaml::Node* n = m.Get("failures")) {
       ReadFailures(*n, m.KeyLocation("failures"));
     }
-    if (const YAML::Node* n = m.Require("idempotency")) {
+    if (const yaml::Node* n = m.Require("idempotency")) {
       MapReader i(r_, *n, "'idempotency'", m.KeyLocation("idempotency"));
       spec_.idempotency_location = m.KeyLocation("idempotency");
       if (auto s = v_.String(i, "key", true)) {
@@ -652,7 +652,7 @@ class WorkflowReader {
       spec_.time_bucket_given = i.Get("time_bucket") != nullptr;
       i.Finish();
     }
-    if (const YAML::Node* n = m.Get("logging")) {
+    if (const yaml::Node* n = m.Get("logging")) {
       MapReader l(r_, *n, "'logging'", m.KeyLocation("logging"));
       spec_.log_required =
           v_.StringList(l, "required", &spec_.log_required_locations);
@@ -660,17 +660,17 @@ class WorkflowReader {
           v_.StringList(l, "when_known", &spec_.log_when_known_locations);
       l.Finish();
     }
-    if (const YAML::Node* n = m.Get("catch")) {
+    if (const yaml::Node* n = m.Get("catch")) {
       spec_.catch_defaults = ReadCatch(*n, m.KeyLocation("catch"), "'catch'");
     }
     if (auto s = v_.String(m, "start")) {
       spec_.graph.start = *s;
       spec_.graph.start_location = m.ValueLocation("start");
     }
-    if (const YAML::Node* n = m.Require("states")) {
+    if (const yaml::Node* n = m.Require("states")) {
       ReadStates(*n, m.KeyLocation("states"), spec_.graph);
     }
-    if (const YAML::Node* n = m.Get("scenarios")) {
+    if (const yaml::Node* n = m.Get("scenarios")) {
       ReadScenarios(*n, m.KeyLocation("scenarios"));
     }
     m.Finish();
@@ -679,11 +679,11 @@ class WorkflowReader {
  private:
   // YAML as JSON: plain scalars by the YAML core schema (true/false, null,
   // integers, floats), quoted scalars as strings.
-  nlohmann::ordered_json ToJson(const YAML::Node& node) {
+  nlohmann::ordered_json ToJson(const yaml::Node& node) {
     if (node.IsMap()) {
       nlohmann::ordered_json o = nlohmann::ordered_json::object();
-      for (auto it = node.begin(); it != node.end(); ++it)
-        o[it->first.Scalar()] = ToJson(it->second);
+      for (const auto& [key, value] : node.Entries())
+        o[key.Scalar()] = ToJson(value);
       return o;
     }
     if (node.IsSequence()) {
@@ -706,7 +706,7 @@ class WorkflowReader {
     return text;
   }
 
-  void ReadScenarios(const YAML::Node& node, const SourceLocation& at) {
+  void ReadScenarios(const yaml::Node& node, const SourceLocation& at) {
     MapReader all(r_, node, "'scenarios'", at);
     all.AcceptAllKeys();
     for (const auto& [name, value] : all.Entries()) {
@@ -717,7 +717,7 @@ class WorkflowReader {
       MapReader m(r_, *value, what, sc.location);
       if (!m.valid()) continue;
       sc.description = v_.String(m, "description").value_or("");
-      if (const YAML::Node* in = m.Require("input")) {
+      if (const yaml::Node* in = m.Require("input")) {
         if (!in->IsMap()) {
           r_.Error(m.ValueLocation("input"), "wrong-type",
                    fmt::format("'input' in {} must be a mapping, got {}", what,
@@ -726,7 +726,7 @@ class WorkflowReader {
           sc.input = ToJson(*in);
         }
       }
-      if (const YAML::Node* t = m.Get("tasks")) {
+      if (const yaml::Node* t = m.Get("tasks")) {
         MapReader tasks(r_, *t, fmt::format("'tasks' of {}", what),
                         m.KeyLocation("tasks"));
         tasks.AcceptAllKeys();
@@ -746,7 +746,7 @@ class WorkflowReader {
                         fmt::format("an answer of '{}' in {}", task, what),
                         step.location);
             if (!a.valid()) continue;
-            if (const YAML::Node* set = a.Get("set")) {
+            if (const yaml::Node* set = a.Get("set")) {
               MapReader fields(r_, *set, "'set'", a.KeyLocation("set"));
               fields.AcceptAllKeys();
               if (fields.valid()) {
@@ -771,7 +771,7 @@ class WorkflowReader {
           sc.task_locations.push_back(tasks.KeyLocation(task));
         }
       }
-      if (const YAML::Node* e = m.Require("expect")) {
+      if (const yaml::Node* e = m.Require("expect")) {
         MapReader x(r_, *e, fmt::format("'expect' of {}", what),
                     m.KeyLocation("expect"));
         if (x.valid()) {
@@ -795,7 +795,7 @@ class WorkflowReader {
           sc.events = v_.StringList(x, "events", &sc.event_locations);
           sc.not_invoked =
               v_.StringList(x, "not_invoked", &sc.not_invoked_locations);
-          if (const YAML::Node* n = x.Get("attempts")) {
+          if (const yaml::Node* n = x.Get("attempts")) {
             MapReader a(r_, *n, "'attempts'", x.KeyLocation("attempts"));
             a.AcceptAllKeys();
             for (const auto& [task, count] : a.Entries()) {
@@ -813,7 +813,7 @@ class WorkflowReader {
     }
   }
 
-  void ReadTriggers(const YAML::Node& node, MapReader& parent) {
+  void ReadTriggers(const yaml::Node& node, MapReader& parent) {
     if (!node.IsSequence()) {
       r_.Error(
           parent.ValueLocation("triggers"), "wrong-type",
@@ -842,9 +842,9 @@ class WorkflowReader {
       }
       trigger.after = v_.String(t, "after").value_or("");
       trigger.description = v_.String(t, "description").value_or("");
-      if (const YAML::Node* n = t.Get("schedule"))
+      if (const yaml::Node* n = t.Get("schedule"))
         trigger.schedule = ReadSchedule(*n, t.KeyLocation("schedule"));
-      if (const YAML::Node* n = t.Get("object_created")) {
+      if (const yaml::Node* n = t.Get("object_created")) {
         MapReader o(r_, *n, "'object_created'",
                     t.ValueLocation("object_created"));
         if (o.valid()) {
@@ -863,7 +863,7 @@ class WorkflowReader {
   // `schedule: {expression, input, for_each}` of a trigger; the
   // expression's syntax, the input's fields and for_each's value are the
   // checker's (schedule-expression, schedule-input, schedule-for-each).
-  std::optional<Schedule> ReadSchedule(const YAML::Node& node,
+  std::optional<Schedule> ReadSchedule(const yaml::Node& node,
                                        const SourceLocation& at) {
     MapReader m(r_, node, "'schedule'", at);
     if (!m.valid()) return std::nullopt;
@@ -874,7 +874,7 @@ class WorkflowReader {
       schedule.expression = *s;
       schedule.expression_location = m.ValueLocation("expression");
     }
-    if (const YAML::Node* in = m.Get("input")) {
+    if (const yaml::Node* in = m.Get("input")) {
       schedule.input_location = m.KeyLocation("input");
       MapReader fields(r_, *in, "'input' of 'schedule'",
                        m.ValueLocation("input"));
@@ -893,7 +893,7 @@ class WorkflowReader {
     return schedule;
   }
 
-  void ReadEvents(const YAML::Node& node, const SourceLocation& at) {
+  void ReadEvents(const yaml::Node& node, const SourceLocation& at) {
     MapReader m(r_, node, "'events'", at);
     m.AcceptAllKeys();
     for (const auto& [name, value] : m.Entries()) {
@@ -969,7 +969,7 @@ class WorkflowReader {
       }
       event.published_on =
           v_.StringList(e, "published_on", &event.published_on_locations);
-      if (const YAML::Node* f = e.Require("fields")) {
+      if (const yaml::Node* f = e.Require("fields")) {
         event.fields = ReadFields(*f, fmt::format("fields of event '{}'", name),
                                   e.KeyLocation("fields"), true);
       }
@@ -978,7 +978,7 @@ class WorkflowReader {
     }
   }
 
-  void ReadIdentities(const YAML::Node& node, const SourceLocation& at) {
+  void ReadIdentities(const yaml::Node& node, const SourceLocation& at) {
     MapReader m(r_, node, "'identities'", at);
     m.AcceptAllKeys();
     for (const auto& [name, value] : m.Entries()) {
@@ -996,7 +996,7 @@ class WorkflowReader {
     }
   }
 
-  std::vector<Field> ReadFields(const YAML::Node& node, const std::string& what,
+  std::vector<Field> ReadFields(const yaml::Node& node, const std::string& what,
                                 const SourceLocation& at, bool in_event) {
     std::vector<Field> fields;
     MapReader m(r_, node, what, at);
@@ -1008,7 +1008,7 @@ class WorkflowReader {
   }
 
   // A field is `name: type` or `name: {type: ..., ...}`.
-  Field ReadField(const std::string& name, const YAML::Node& node,
+  Field ReadField(const std::string& name, const yaml::Node& node,
                   const SourceLocation& at, bool in_event) {
     Field field;
     field.name = name;
@@ -1035,18 +1035,18 @@ class WorkflowReader {
     field.min_length = v_.Integer(m, "min_length");
     field.min_items = v_.Integer(m, "min_items");
     field.minimum = v_.Number(m, "minimum");
-    if (const YAML::Node* d = m.Get("default")) {
+    if (const yaml::Node* d = m.Get("default")) {
       field.default_value = ToJson(*d);
       field.default_location = m.ValueLocation("default");
     }
-    if (const YAML::Node* items = m.Get("items")) {
+    if (const yaml::Node* items = m.Get("items")) {
       field.items = std::make_shared<Field>(
           ReadField(name + "[]", *items, m.KeyLocation("items"), in_event));
     } else if (field.kind == FieldKind::kArray) {
       r_.Error(m.location(), "missing-key",
                fmt::format("array field '{}' needs 'items'", name));
     }
-    if (const YAML::Node* f = m.Get("fields")) {
+    if (const yaml::Node* f = m.Get("fields")) {
       field.fields = ReadFields(*f, fmt::format("fields of '{}'", name),
                                 m.KeyLocation("fields"), in_event);
     }
@@ -1077,7 +1077,7 @@ class WorkflowReader {
                         : fmt::format("; did you mean '{}'?", suggestion)));
   }
 
-  void ReadFailures(const YAML::Node& node, const SourceLocation& at) {
+  void ReadFailures(const yaml::Node& node, const SourceLocation& at) {
     MapReader m(r_, node, "'failures'", at);
     m.AcceptAllKeys();
     for (const auto& [id, value] : m.Entries()) {
@@ -1105,7 +1105,7 @@ class WorkflowReader {
     }
   }
 
-  CatchRoutes ReadCatch(const YAML::Node& node, const SourceLocation& at,
+  CatchRoutes ReadCatch(const yaml::Node& node, const SourceLocation& at,
                         const std::string& what) {
     CatchRoutes routes;
     routes.location = at;
@@ -1127,7 +1127,7 @@ class WorkflowReader {
     return routes;
   }
 
-  void ReadStates(const YAML::Node& node, const SourceLocation& at,
+  void ReadStates(const yaml::Node& node, const SourceLocation& at,
                   StateGraph& graph) {
     MapReader m(r_, node, "'states'", at);
     m.AcceptAllKeys();
@@ -1189,7 +1189,7 @@ class WorkflowReader {
     }
   }
 
-  State ReadState(const std::string& name, const YAML::Node& node,
+  State ReadState(const std::string& name, const yaml::Node& node,
                   const SourceLocation& at) {
     State state;
     state.name = name;
@@ -1198,7 +1198,7 @@ class WorkflowReader {
     // The type decides which keys are allowed, so peek at it first.
     std::string type_text;
     if (node.IsMap()) {
-      const YAML::Node type_node = node["type"];
+      const yaml::Node type_node = node["type"];
       if (type_node.IsDefined() && type_node.IsScalar())
         type_text = type_node.Scalar();
     }
@@ -1312,7 +1312,7 @@ class WorkflowReader {
       state.event = *s;
       state.event_location = m.ValueLocation("event");
     }
-    if (const YAML::Node* n = m.Get("for_each")) {
+    if (const yaml::Node* n = m.Get("for_each")) {
       MapReader f(r_, *n, fmt::format("'for_each' of state '{}'", state.name),
                   m.KeyLocation("for_each"));
       state.for_each_location = m.KeyLocation("for_each");
@@ -1323,13 +1323,13 @@ class WorkflowReader {
     state.timeout_seconds = v_.Duration(m, "timeout");
     state.timeout_location = m.KeyLocation("timeout");
     state.timeout_given = m.Get("timeout") != nullptr;
-    if (const YAML::Node* n = m.Get("retry")) {
+    if (const yaml::Node* n = m.Get("retry")) {
       state.retry_explicit = true;
       state.retry =
           ResolveRetry(r_, *n, m.KeyLocation("retry"), governance_,
                        fmt::format("the retry of state '{}'", state.name));
     }
-    if (const YAML::Node* n = m.Get("catch")) {
+    if (const yaml::Node* n = m.Get("catch")) {
       state.catch_override =
           ReadCatch(*n, m.KeyLocation("catch"),
                     fmt::format("'catch' of state '{}'", state.name));
@@ -1345,7 +1345,7 @@ class WorkflowReader {
   }
 
   void ReadChoice(MapReader& m, State& state) {
-    if (const YAML::Node* rules = m.Get("rules")) {
+    if (const yaml::Node* rules = m.Get("rules")) {
       if (!rules->IsSequence()) {
         r_.Error(m.ValueLocation("rules"), "wrong-type",
                  fmt::format("'rules' of state '{}' must be a list, got {}",
@@ -1361,7 +1361,7 @@ class WorkflowReader {
           if (!r.valid()) continue;
           ChoiceRule rule;
           rule.location = r.location();
-          if (const YAML::Node* when = r.Require("when")) {
+          if (const yaml::Node* when = r.Require("when")) {
             rule.when = ReadCondition(*when, r.KeyLocation("when"));
           }
           rule.then = ReadTransition(r, "next");
@@ -1375,7 +1375,7 @@ class WorkflowReader {
       r_.Error(state.location, "missing-key",
                fmt::format("Choice state '{}' needs 'rules'", state.name));
     }
-    if (const YAML::Node* d = m.Get("default")) {
+    if (const yaml::Node* d = m.Get("default")) {
       if (d->IsMap()) {
         MapReader dm(r_, *d, fmt::format("'default' of state '{}'", state.name),
                      m.KeyLocation("default"));
@@ -1389,9 +1389,10 @@ class WorkflowReader {
     }
   }
 
-  Condition ReadCondition(const YAML::Node& node, const SourceLocation& at) {
+  Condition ReadCondition(const yaml::Node& node, const SourceLocation& at) {
     Condition c;
-    c.location = node.IsDefined() && node.Mark().line >= 0 ? r_.At(node) : at;
+    c.location =
+        node.IsDefined() && node.GetMark().line >= 0 ? r_.At(node) : at;
     c.location.length = 1;
     MapReader m(r_, node, "a condition", at);
     if (!m.valid()) return c;
@@ -1399,7 +1400,7 @@ class WorkflowReader {
               "is_present", "is_null"});
     auto read_children = [&](const char* key, Condition::Op op) {
       c.op = op;
-      const YAML::Node* list = m.Get(key);
+      const yaml::Node* list = m.Get(key);
       if (!list->IsSequence() || list->size() == 0) {
         r_.Error(
             m.ValueLocation(key), "wrong-type",
@@ -1422,7 +1423,7 @@ class WorkflowReader {
       read_children("all", Condition::Op::kAll);
     } else if (m.Get("any")) {
       read_children("any", Condition::Op::kAny);
-    } else if (const YAML::Node* n = m.Get("not")) {
+    } else if (const yaml::Node* n = m.Get("not")) {
       c.op = Condition::Op::kNot;
       c.children.push_back(ReadCondition(*n, m.KeyLocation("not")));
     } else {
@@ -1440,7 +1441,7 @@ class WorkflowReader {
           {"is_null", Condition::Op::kIsNull}};
       int found = 0;
       for (const auto& [key, op] : kOps) {
-        const YAML::Node* value = m.Get(key);
+        const yaml::Node* value = m.Get(key);
         if (!value) continue;
         ++found;
         c.op = op;
@@ -1478,7 +1479,7 @@ class WorkflowReader {
       state.items_field = *s;
       state.items_location = m.ValueLocation("items");
     }
-    if (const YAML::Node* n = m.Require("item")) {
+    if (const yaml::Node* n = m.Require("item")) {
       MapReader i(r_, *n, fmt::format("'item' of state '{}'", state.name),
                   m.KeyLocation("item"));
       state.item_name = v_.String(i, "name", true).value_or("");
@@ -1504,7 +1505,7 @@ class WorkflowReader {
       state.result_field = *s;
       state.result_location = m.ValueLocation("result");
     }
-    if (const YAML::Node* n = m.Get("item_failure")) {
+    if (const yaml::Node* n = m.Get("item_failure")) {
       MapReader f(r_, *n,
                   fmt::format("'item_failure' of state '{}'", state.name),
                   m.KeyLocation("item_failure"));
@@ -1533,7 +1534,7 @@ class WorkflowReader {
       }
       f.Finish();
     }
-    if (const YAML::Node* n = m.Get("data")) {
+    if (const yaml::Node* n = m.Get("data")) {
       state.item_data =
           ReadFields(*n, fmt::format("'data' of state '{}'", state.name),
                      m.KeyLocation("data"), false);
@@ -1543,7 +1544,7 @@ class WorkflowReader {
       state.item_states->start = *s;
       state.item_states->start_location = m.ValueLocation("start");
     }
-    if (const YAML::Node* n = m.Require("states")) {
+    if (const yaml::Node* n = m.Require("states")) {
       ReadStates(*n, m.KeyLocation("states"), *state.item_states);
     }
   }
@@ -1692,18 +1693,18 @@ void ApplyDefaultRetry(StateGraph& graph, const Governance* governance) {
   }
 }
 
-void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
+void ReadGovernance(Reader& r, const yaml::Node& root, Governance& g) {
   Values v(r);
   SourceLocation file_start{r.file(), 1, 1, 1};
   MapReader m(r, root, "the governance file", file_start);
   if (!m.valid()) return;
   g.name = v.String(m, "governance", true).value_or("");
-  if (const YAML::Node* n = m.Require("error_classes")) {
+  if (const yaml::Node* n = m.Require("error_classes")) {
     MapReader classes(r, *n, "'error_classes'", m.KeyLocation("error_classes"));
     for (ErrorClass c : {ErrorClass::kRetryable, ErrorClass::kTerminal,
                          ErrorClass::kQuarantine}) {
       const char* name = ErrorClassName(c);
-      const YAML::Node* def = classes.Require(name);
+      const yaml::Node* def = classes.Require(name);
       if (!def) continue;
       MapReader d(r, *def, fmt::format("error class {}", name),
                   classes.KeyLocation(name));
@@ -1721,7 +1722,7 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
     }
     classes.Finish();
   }
-  if (const YAML::Node* n = m.Require("retry_presets")) {
+  if (const yaml::Node* n = m.Require("retry_presets")) {
     MapReader presets(r, *n, "'retry_presets'", m.KeyLocation("retry_presets"));
     presets.AcceptAllKeys();
     for (const auto& [name, value] : presets.Entries()) {
@@ -1736,7 +1737,7 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
           static_cast<int>(v.Integer(p, "max_attempts", true).value_or(0));
       policy.max_attempts_location = p.ValueLocation("max_attempts");
       policy.backoff_location = p.ValueLocation("backoff");
-      if (const YAML::Node* b = p.Require("backoff")) {
+      if (const yaml::Node* b = p.Require("backoff")) {
         if (b->IsSequence()) {
           for (const auto& item : *b) {
             auto seconds =
@@ -1771,7 +1772,7 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
       g.retry_budget_share = *share;
     }
   }
-  if (const YAML::Node* n = m.Get("map_concurrency")) {
+  if (const yaml::Node* n = m.Get("map_concurrency")) {
     MapReader limits(r, *n, "'map_concurrency'",
                      m.KeyLocation("map_concurrency"));
     limits.AcceptAllKeys();
@@ -1788,7 +1789,7 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
       g.map_concurrency.push_back(std::move(limit));
     }
   }
-  if (const YAML::Node* n = m.Get("correlation_id")) {
+  if (const yaml::Node* n = m.Get("correlation_id")) {
     MapReader c(r, *n, "'correlation_id'", m.KeyLocation("correlation_id"));
     g.correlation_field = v.String(c, "field").value_or("correlation_id");
     v.String(c, "format");
@@ -1796,13 +1797,13 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
   }
   m.Get("lifecycle");  // read by SpecLoader::LoadGovernance (its states)
   g.internal_fields = v.StringList(m, "internal_fields", nullptr);
-  if (const YAML::Node* n = m.Get("log_fields")) {
+  if (const yaml::Node* n = m.Get("log_fields")) {
     MapReader l(r, *n, "'log_fields'", m.KeyLocation("log_fields"));
     g.log_required = v.StringList(l, "required", nullptr);
     g.log_when_known = v.StringList(l, "when_known", nullptr);
     l.Finish();
   }
-  if (const YAML::Node* n = m.Get("access_patterns")) {
+  if (const yaml::Node* n = m.Get("access_patterns")) {
     MapReader a(r, *n, "'access_patterns'", m.KeyLocation("access_patterns"));
     a.AcceptAllKeys();
     for (const auto& [id, value] : a.Entries()) {
@@ -1820,8 +1821,6 @@ void ReadGovernance(Reader& r, const YAML::Node& root, Governance& g) {
   m.Finish();
 }
 
-// Parses YAML text; reports `yaml-syntax` and returns an undefined node on
-// failure.
 // The position of the first byte that is not part of valid UTF-8, or
 // nullopt. Generated JSON must be UTF-8, so specs must be too.
 std::optional<std::pair<int, int>> FirstInvalidUtf8(const std::string& text) {
@@ -1863,16 +1862,16 @@ std::optional<std::pair<int, int>> FirstInvalidUtf8(const std::string& text) {
 // it may run on another thread (SpecLoader::Preload); Report says it.
 struct SpecLoader::Parsed {
   std::optional<std::string> text;  // nullopt: the file cannot be read
-  std::optional<YAML::Node> root;   // nullopt: a problem, below
+  yaml::Document document;          // its root is undefined on a problem
   SourceLocation problem_at;
   std::string problem_rule;
   std::string problem_message;
 
-  // Reports the problem, if any, into `sink`; returns the root.
-  std::optional<YAML::Node> Report(DiagnosticSink& sink) && {
-    if (!problem_rule.empty())
-      sink.Error(problem_at, problem_rule, problem_message);
-    return std::move(root);
+  // Reports the problem, if any, into `sink`; true when there is none.
+  bool Report(DiagnosticSink& sink) const {
+    if (problem_rule.empty()) return true;
+    sink.Error(problem_at, problem_rule, problem_message);
+    return false;
   }
 };
 
@@ -1888,25 +1887,25 @@ void ParseYaml(const std::string& path, SpecLoader::Parsed& parsed) {
         "the file is not valid UTF-8 here; specs must be UTF-8";
     return;
   }
-  try {
-    parsed.root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    SourceLocation at{path, e.mark.line + 1, e.mark.column + 1, 1};
-    if (e.mark.line < 0) at.line = 0;
+  parsed.document = yaml::Document::Parse(text);
+  if (const yaml::SyntaxError* e = parsed.document.error()) {
+    SourceLocation at{path, e->mark.line + 1, e->mark.column + 1, 1};
+    if (e->mark.line < 0) at.line = 0;
     parsed.problem_at = at;
     parsed.problem_rule = "yaml-syntax";
-    parsed.problem_message = fmt::format("YAML syntax error: {}", e.msg);
+    parsed.problem_message = fmt::format("YAML syntax error: {}", e->message);
   }
 }
 
-// ParseYaml, reported into `sink`.
-std::optional<YAML::Node> ParseYaml(DiagnosticSink& sink,
-                                    const std::string& path,
-                                    const std::string& text) {
+// ParseYaml, reported into `sink`: the document, or nullopt on a problem.
+std::optional<yaml::Document> ParseYaml(DiagnosticSink& sink,
+                                        const std::string& path,
+                                        const std::string& text) {
   SpecLoader::Parsed parsed;
   parsed.text = text;
   ParseYaml(path, parsed);
-  return std::move(parsed).Report(sink);
+  if (!parsed.Report(sink)) return std::nullopt;
+  return std::move(parsed.document);
 }
 
 }  // namespace
@@ -1976,14 +1975,14 @@ std::unique_ptr<WorkflowSpec> SpecLoader::LoadText(const std::string& path,
 std::unique_ptr<WorkflowSpec> SpecLoader::LoadParsed(const std::string& path,
                                                      Parsed parsed) {
   sink_.AddSource(path, *parsed.text);
-  std::optional<YAML::Node> root = std::move(parsed).Report(sink_);
-  if (!root) return nullptr;
+  if (!parsed.Report(sink_)) return nullptr;
+  const yaml::Node root = parsed.document.root();
   auto spec = std::make_unique<WorkflowSpec>();
   spec->file = path;
   Reader reader(sink_, path);
   // The governance comes first: retry presets resolve against it.
-  if (root->IsMap()) {
-    const YAML::Node reference = (*root)["governance"];
+  if (root.IsMap()) {
+    const yaml::Node reference = root["governance"];
     if (reference.IsDefined() && reference.IsScalar()) {
       std::filesystem::path resolved =
           (std::filesystem::path(path).parent_path() / reference.Scalar())
@@ -1992,8 +1991,8 @@ std::unique_ptr<WorkflowSpec> SpecLoader::LoadParsed(const std::string& path,
           LoadGovernance(resolved.generic_string(), reader.At(reference));
     }
   }
-  if (root->IsMap()) {
-    const YAML::Node reference = (*root)["event_catalog"];
+  if (root.IsMap()) {
+    const yaml::Node reference = root["event_catalog"];
     if (reference.IsDefined() && reference.IsScalar()) {
       std::filesystem::path resolved =
           (std::filesystem::path(path).parent_path() / reference.Scalar())
@@ -2004,7 +2003,7 @@ std::unique_ptr<WorkflowSpec> SpecLoader::LoadParsed(const std::string& path,
   }
   WorkflowReader workflow_reader(reader, *spec, spec->governance.get(),
                                  spec->event_catalog.get());
-  workflow_reader.Read(*root);
+  workflow_reader.Read(root);
   // A wrong `lifecycle` value was reported; merging anyway spares the
   // follow-on errors of a spec without its lifecycle states.
   if (!spec->lifecycle.empty()) MergeLifecycle(*spec, sink_);
@@ -2023,13 +2022,15 @@ std::shared_ptr<const Governance> SpecLoader::LoadGovernance(
                 fmt::format("cannot read governance file '{}'", path));
   } else {
     sink_.AddSource(path, *text);
-    if (std::optional<YAML::Node> root = ParseYaml(sink_, path, *text)) {
+    if (std::optional<yaml::Document> document =
+            ParseYaml(sink_, path, *text)) {
+      const yaml::Node root = document->root();
       governance = std::make_shared<Governance>();
       governance->file = path;
       Reader reader(sink_, path);
-      ReadGovernance(reader, *root, *governance);
-      if (root->IsMap() && (*root)["lifecycle"].IsDefined()) {
-        const YAML::Node node = (*root)["lifecycle"];
+      ReadGovernance(reader, root, *governance);
+      if (root.IsMap() && root["lifecycle"].IsDefined()) {
+        const yaml::Node node = root["lifecycle"];
         WorkflowSpec scratch;
         WorkflowReader(reader, scratch, governance.get())
             .ReadLifecycle(node, reader.At(node), *governance);
@@ -2051,12 +2052,14 @@ std::shared_ptr<const EventCatalog> SpecLoader::LoadEventCatalog(
                 fmt::format("cannot read event catalog '{}'", path));
   } else {
     sink_.AddSource(path, *text);
-    if (std::optional<YAML::Node> root = ParseYaml(sink_, path, *text)) {
+    if (std::optional<yaml::Document> document =
+            ParseYaml(sink_, path, *text)) {
       catalog = std::make_shared<EventCatalog>();
       catalog->file = path;
       Reader reader(sink_, path);
       WorkflowSpec scratch;  // the catalog's events default to version 1
-      WorkflowReader(reader, scratch, nullptr).ReadCatalog(*root, *catalog);
+      WorkflowReader(reader, scratch, nullptr)
+          .ReadCatalog(document->root(), *catalog);
     }
   }
   catalog_cache_[path] = catalog;

@@ -1,0 +1,119 @@
+// YamlDocument: the first document of a YAML text as a read-only tree, parsed
+// with libyaml. The spec loader reads specs through it.
+//
+// It answers the loader's questions exactly as yaml-cpp (the reference the
+// loader's diagnostics were written against) does: the same node types (a
+// plain, untagged "", "~", "null", "Null" or "NULL" is a null, not a scalar),
+// the same tags ("?" for a plain scalar or an untagged collection, "!" for a
+// quoted scalar, tag handles resolved), the same 0-based marks (a missing
+// value is marked at the token that follows it) and the same syntax error
+// messages: a text libyaml rejects is parsed again with yaml-cpp, for its
+// message, or for its tree where yaml-cpp reads what libyaml does not.
+// yaml_document_test compares both parsers on every YAML file of the
+// repository. libyaml is several times faster than yaml-cpp, and the loading of
+// YAML was most of `novacat-gen --check`.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace novacat::yaml {
+
+enum class NodeType { Undefined, Null, Scalar, Sequence, Map };
+
+// 0-based; -1 when the node has no position (an undefined node).
+struct Mark {
+  int line = -1;
+  int column = -1;
+};
+
+struct NodeData;
+
+// A handle to a node of a YamlDocument, valid while the document lives. The
+// default handle is undefined: what a lookup of an absent key returns.
+class Node {
+ public:
+  Node() = default;
+  explicit Node(const NodeData* data) : data_(data) {}
+
+  NodeType Type() const;
+  bool IsDefined() const { return data_ != nullptr; }
+  bool IsNull() const { return Type() == NodeType::Null; }
+  bool IsScalar() const { return Type() == NodeType::Scalar; }
+  bool IsSequence() const { return Type() == NodeType::Sequence; }
+  bool IsMap() const { return Type() == NodeType::Map; }
+
+  // The scalar's text; empty for any other node.
+  const std::string& Scalar() const;
+  const std::string& Tag() const;
+  Mark GetMark() const;
+  // Entries of a sequence or a mapping; 0 for any other node.
+  size_t size() const;
+
+  // The value of the first entry of a mapping whose key is the scalar
+  // `key`; undefined when there is none or this is not a mapping.
+  Node operator[](std::string_view key) const;
+
+  // A sequence's items, in order (nothing for any other node).
+  class ItemIterator;
+  ItemIterator begin() const;
+  ItemIterator end() const;
+  // A mapping's entries in document order, duplicates included (nothing for
+  // any other node).
+  std::vector<std::pair<Node, Node>> Entries() const;
+
+ private:
+  const NodeData* data_ = nullptr;
+};
+
+struct NodeData {
+  NodeType type = NodeType::Null;
+  Mark mark;
+  std::string scalar;
+  std::string tag;
+  // A sequence's items; a mapping's keys and values, alternating.
+  std::vector<const NodeData*> children;
+};
+
+class Node::ItemIterator {
+ public:
+  explicit ItemIterator(const NodeData* const* at) : at_(at) {}
+  Node operator*() const { return Node(*at_); }
+  ItemIterator& operator++() {
+    ++at_;
+    return *this;
+  }
+  bool operator!=(const ItemIterator& other) const { return at_ != other.at_; }
+
+ private:
+  const NodeData* const* at_;
+};
+
+// Where and why a text is not YAML; the message is yaml-cpp's.
+struct SyntaxError {
+  Mark mark;  // line -1 when the parser gave no position
+  std::string message;
+};
+
+class Document {
+ public:
+  // Parses the first document of `text`. On failure `error()` is set and the
+  // root is undefined.
+  static Document Parse(std::string_view text);
+
+  Node root() const { return Node(root_); }
+  const SyntaxError* error() const { return error_ ? &*error_ : nullptr; }
+
+ private:
+  friend class DocumentBuilder;
+  std::deque<NodeData> nodes_;  // stable addresses: nodes point at nodes
+  const NodeData* root_ = nullptr;
+  std::unique_ptr<SyntaxError> error_;
+};
+
+}  // namespace novacat::yaml
