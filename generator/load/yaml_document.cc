@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 #include <yaml.h>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 
 namespace novacat::yaml {
@@ -53,6 +55,7 @@ class DocumentBuilder {
 
   // False on a syntax error, with libyaml's problem in `error`.
   bool Build(std::string_view text, SyntaxError& error) {
+    text_ = text;
     Parser p(text);
     for (;;) {
       Event e;
@@ -66,6 +69,17 @@ class DocumentBuilder {
       }
       e.valid = true;
       const yaml_event_t& ev = e.event;
+      // Between two events of a flow collection libyaml reads a '?' as an
+      // explicit key even with no space after it ({?a: b}); yaml-cpp
+      // rejects that.
+      if (flow_depth_ > 0 && !needs_reference_) {
+        const size_t from = ByteOffset(last_end_),
+                     to = ByteOffset(ev.start_mark.index);
+        if (from < to &&
+            text_.substr(from, to - from).find('?') != std::string_view::npos)
+          needs_reference_ = true;
+      }
+      last_end_ = ev.end_mark.index;
       // A missing value after a block mapping's ':' is marked, as yaml-cpp
       // marks it, at the token that follows it: this event's start (libyaml
       // marks it at the ':'). Where that event starts at the missing value's
@@ -92,8 +106,22 @@ class DocumentBuilder {
         case YAML_DOCUMENT_START_EVENT:
           break;
         case YAML_DOCUMENT_END_EVENT:
-        case YAML_STREAM_END_EVENT:
-          // The first document only, as YAML::Load; none is a null root.
+          // The first document only, as YAML::Load. A document ends where
+          // libyaml meets `...`, `---` or what cannot continue it, which
+          // yaml-cpp reads as part of it: what follows must parse, as the
+          // end of the text or the start of a document.
+          {
+            Event after;
+            if (!yaml_parser_parse(&p.parser, &after.event)) {
+              error.mark = ToMark(p.parser.problem_mark);
+              error.message = p.parser.problem ? p.parser.problem : "";
+              return false;
+            }
+            after.valid = true;
+          }
+          if (!document_.root_) document_.root_ = &NewNode(NodeType::Null);
+          return true;
+        case YAML_STREAM_END_EVENT:  // no document: a null root
           if (!document_.root_) document_.root_ = &NewNode(NodeType::Null);
           return true;
         case YAML_ALIAS_EVENT: {
@@ -104,6 +132,7 @@ class DocumentBuilder {
             error.message = "the referenced anchor is not defined";
             return false;
           }
+          CheckName(ev.start_mark, ev.data.alias.anchor);
           Attach(it->second);
           break;
         }
@@ -120,7 +149,8 @@ class DocumentBuilder {
             // Only an implied value is empty: no plain scalar is. yaml-cpp
             // marks those by its tokens, which libyaml's events do not
             // show but for a block mapping's value.
-            if (s.length == 0) {
+            // An anchor marks it where yaml-cpp does: at the anchor.
+            if (s.length == 0 && !s.anchor) {
               const bool block_map_value =
                   !open_.empty() && open_.back().block_map &&
                   open_.back().node->children.size() % 2 == 1;
@@ -130,7 +160,11 @@ class DocumentBuilder {
                 needs_reference_ = true;
             }
           }
-          Anchor(s.anchor, node);
+          // yaml-cpp rejects a '?' in a plain scalar of a flow collection.
+          if (flow_depth_ > 0 && s.style == YAML_PLAIN_SCALAR_STYLE &&
+              node.scalar.find('?') != std::string::npos)
+            needs_reference_ = true;
+          Anchor(ev.start_mark, s.anchor, node);
           Attach(&node);
           break;
         }
@@ -142,16 +176,21 @@ class DocumentBuilder {
           SetTag(node,
                  map ? ev.data.mapping_start.tag : ev.data.sequence_start.tag,
                  false);
-          Anchor(map ? ev.data.mapping_start.anchor
+          Anchor(ev.start_mark,
+                 map ? ev.data.mapping_start.anchor
                      : ev.data.sequence_start.anchor,
                  node);
           Attach(&node);
-          open_.push_back(Open{&node, map && ev.data.mapping_start.style !=
-                                                 YAML_FLOW_MAPPING_STYLE});
+          const bool flow =
+              map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
+                  : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+          flow_depth_ += flow;
+          open_.push_back(Open{&node, map && !flow, flow});
           break;
         }
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT:
+          flow_depth_ -= open_.back().flow;
           open_.pop_back();
           break;
         case YAML_NO_EVENT:
@@ -176,8 +215,32 @@ class DocumentBuilder {
       node.tag.assign(1, non_plain ? '!' : '?');
   }
 
-  void Anchor(const yaml_char_t* anchor, const NodeData& node) {
-    if (anchor) anchors_[reinterpret_cast<const char*>(anchor)] = &node;
+  void Anchor(const yaml_mark_t& at, const yaml_char_t* anchor,
+              const NodeData& node) {
+    if (!anchor) return;
+    CheckName(at, anchor);
+    anchors_[reinterpret_cast<const char*>(anchor)] = &node;
+  }
+
+  // An anchor's or alias's name ends, for yaml-cpp, at a space or a flow
+  // indicator; libyaml ends it at the first character that is not a
+  // letter, digit, '-' or '_'. Where what follows libyaml's name is neither,
+  // the two read different names: yaml-cpp reads the text. (`at` is the
+  // node's start: the '&' or '*' unless a tag comes first; its index counts
+  // characters, bytes only in an ASCII text.)
+  void CheckName(const yaml_mark_t& at, const yaml_char_t* name) {
+    if (needs_reference_) return;
+    const size_t start = ByteOffset(at.index);
+    const size_t end =
+        start + 1 + std::strlen(reinterpret_cast<const char*>(name));
+    if (start >= text_.size() || (text_[start] != '&' && text_[start] != '*')) {
+      needs_reference_ = true;
+      return;
+    }
+    if (end < text_.size() &&
+        std::string_view(" \t\r\n,[]{}").find(text_[end]) ==
+            std::string_view::npos)
+      needs_reference_ = true;
   }
 
   void Attach(const NodeData* node) {
@@ -221,15 +284,35 @@ class DocumentBuilder {
   void CopyRoot(const YAML::Node& root) { document_.root_ = Copy(root); }
 
  private:
+  // The byte offset of libyaml's mark index, which counts characters.
+  size_t ByteOffset(size_t index) {
+    if (!offsets_built_) {
+      offsets_built_ = true;
+      for (size_t i = 0; i < text_.size(); ++i) {
+        if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80)
+          char_offsets_.push_back(i);
+      }
+      if (char_offsets_.size() == text_.size()) char_offsets_.clear();  // ASCII
+    }
+    if (char_offsets_.empty()) return std::min(index, text_.size());
+    return index < char_offsets_.size() ? char_offsets_[index] : text_.size();
+  }
+
   struct Open {
     NodeData* node;
     bool block_map;
+    bool flow;
   };
 
   Document& document_;
   std::vector<Open> open_;  // the collections being read, innermost last
   std::map<std::string, const NodeData*> anchors_;
   NodeData* pending_empty_ = nullptr;
+  std::string_view text_;
+  size_t last_end_ = 0;  // the character index where the last event ended
+  bool offsets_built_ = false;
+  std::vector<size_t> char_offsets_;  // each character's byte; empty: ASCII
+  int flow_depth_ = 0;                // the flow collections open
   // The text holds what only yaml-cpp's tokens can mark (an implied null
   // outside a block mapping's values): Parse reads it with yaml-cpp.
   bool needs_reference_ = false;
