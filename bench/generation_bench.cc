@@ -17,6 +17,7 @@
 #include "emit/docs_emitter.h"
 #include "emit/generator.h"
 #include "emit/stack_emitter.h"
+#include "support/allocator.h"
 
 namespace {
 
@@ -206,4 +207,11 @@ BENCHMARK(BM_SeedCheckFiles)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  novacat::TuneAllocatorForGeneration();  // as novacat-gen's main
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

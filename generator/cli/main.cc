@@ -9,6 +9,7 @@
 #include "check/limits.h"
 #include "compiler.h"
 #include "emit/spec_scaffold.h"
+#include "support/allocator.h"
 #include "support/diagnostic_formats.h"
 #include "support/file_set.h"
 
@@ -20,6 +21,7 @@ constexpr int kExitError = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+  novacat::TuneAllocatorForGeneration();
   CLI::App app{
       "novacat-gen compiles Nova Cat workflow specs (YAML) into Step "
       "Functions definitions and the other artifacts under the output "
