@@ -53,20 +53,13 @@ class DocumentBuilder {
  public:
   explicit DocumentBuilder(Document& document) : document_(document) {}
 
-  // False on a syntax error, with libyaml's problem in `error`.
-  bool Build(std::string_view text, SyntaxError& error) {
+  // False on a syntax error (Document::Parse has yaml-cpp word it).
+  bool Build(std::string_view text) {
     text_ = text;
     Parser p(text);
     for (;;) {
       Event e;
-      if (!yaml_parser_parse(&p.parser, &e.event)) {
-        error.mark = ToMark(p.parser.problem_mark);
-        if (p.parser.context)
-          error.message.append(p.parser.context).append(", ");
-        error.message.append(p.parser.problem ? p.parser.problem
-                                              : "syntax error");
-        return false;
-      }
+      if (!yaml_parser_parse(&p.parser, &e.event)) return false;
       e.valid = true;
       const yaml_event_t& ev = e.event;
       // Between two events of a flow collection libyaml reads a '?' as an
@@ -112,11 +105,7 @@ class DocumentBuilder {
           // end of the text or the start of a document.
           {
             Event after;
-            if (!yaml_parser_parse(&p.parser, &after.event)) {
-              error.mark = ToMark(p.parser.problem_mark);
-              error.message = p.parser.problem ? p.parser.problem : "";
-              return false;
-            }
+            if (!yaml_parser_parse(&p.parser, &after.event)) return false;
             after.valid = true;
           }
           if (!document_.root_) document_.root_ = &NewNode(NodeType::Null);
@@ -127,11 +116,7 @@ class DocumentBuilder {
         case YAML_ALIAS_EVENT: {
           auto it = anchors_.find(
               reinterpret_cast<const char*>(ev.data.alias.anchor));
-          if (it == anchors_.end()) {
-            error.mark = ToMark(ev.start_mark);
-            error.message = "the referenced anchor is not defined";
-            return false;
-          }
+          if (it == anchors_.end()) return false;  // an undefined alias
           CheckName(ev.start_mark, ev.data.alias.anchor);
           Attach(it->second);
           break;
@@ -323,11 +308,9 @@ class DocumentBuilder {
 
 Document Document::Parse(std::string_view text) {
   Document document;
-  SyntaxError libyaml_error;  // unused: yaml-cpp words the errors
   {
     DocumentBuilder builder(document);
-    if (builder.Build(text, libyaml_error) && !builder.needs_reference())
-      return document;
+    if (builder.Build(text) && !builder.needs_reference()) return document;
   }
   // yaml-cpp's reading of a text libyaml rejects: its message, so that a
   // diagnostic reads the same whichever parser found the problem, or its
