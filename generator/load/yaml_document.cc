@@ -137,7 +137,8 @@ class DocumentBuilder {
             // An anchor marks it where yaml-cpp does: at the anchor.
             if (s.length == 0 && !s.anchor) {
               const bool block_map_value =
-                  !open_.empty() && open_.back().block_map &&
+                  !open_.empty() && !open_.back().flow &&
+                  open_.back().node->type == NodeType::Map &&
                   open_.back().node->children.size() % 2 == 1;
               if (block_map_value)
                 pending_empty_ = &node;
@@ -170,7 +171,7 @@ class DocumentBuilder {
               map ? ev.data.mapping_start.style == YAML_FLOW_MAPPING_STYLE
                   : ev.data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
           flow_depth_ += flow;
-          open_.push_back(Open{&node, map && !flow, flow});
+          open_.push_back(Open{&node, flow});
           break;
         }
         case YAML_SEQUENCE_END_EVENT:
@@ -285,7 +286,6 @@ class DocumentBuilder {
 
   struct Open {
     NodeData* node;
-    bool block_map;
     bool flow;
   };
 
@@ -298,8 +298,8 @@ class DocumentBuilder {
   bool offsets_built_ = false;
   std::vector<size_t> char_offsets_;  // each character's byte; empty: ASCII
   int flow_depth_ = 0;                // the flow collections open
-  // The text holds what only yaml-cpp's tokens can mark (an implied null
-  // outside a block mapping's values): Parse reads it with yaml-cpp.
+  // libyaml's events cannot tell this text apart from one yaml-cpp reads
+  // differently (see yaml_document.h): Parse reads it with yaml-cpp.
   bool needs_reference_ = false;
 
  public:
@@ -319,8 +319,7 @@ Document Document::Parse(std::string_view text) {
   try {
     const YAML::Node root = YAML::Load(std::string(text));
     DocumentBuilder(document).CopyRoot(root);
-  } catch (const YAML::Exception& e) {
-    document = Document();
+  } catch (const YAML::Exception& e) {  // thrown before any node is copied
     document.error_ = std::make_unique<SyntaxError>(
         SyntaxError{Mark{e.mark.line, e.mark.column}, e.msg});
   }
