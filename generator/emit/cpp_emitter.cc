@@ -21,9 +21,14 @@ std::string CppStringLiteral(const std::string& text) {
 }
 
 void AppendCppStringLiteral(std::string& out, std::string_view text) {
-  bool after_question = false;  // the last character appended was a '?'
-  for (unsigned char c : text) {
-    const bool question = c == '?';
+  // Runs of characters that stand for themselves are appended whole: the
+  // definitions the bindings embed are mostly such runs.
+  size_t run = 0;  // the first character of text not yet appended
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = text[i];
+    if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\' && c != '?') continue;
+    out.append(text.data() + run, i - run);
+    run = i + 1;
     switch (c) {
       case '"':
         out += "\\\"";
@@ -43,19 +48,15 @@ void AppendCppStringLiteral(std::string& out, std::string_view text) {
       case '?':
         // "??x" would be a trigraph in older dialects (and a -Wtrigraphs
         // warning in C++20): escape every '?' that follows one.
-        out += after_question ? "\\?" : "?";
+        out += i > 0 && text[i - 1] == '?' ? "\\?" : "?";
         break;
       default:
-        if (c < 0x20 || c == 0x7F) {
-          // Octal escapes are at most three digits: nothing after can extend
-          // them, unlike \x.
-          out += fmt::format("\\{:03o}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
+        // Octal escapes are at most three digits: nothing after can extend
+        // them, unlike \x.
+        out += fmt::format("\\{:03o}", c);
     }
-    after_question = question;
   }
+  out.append(text.data() + run, text.size() - run);
 }
 
 std::string CppComment(const std::string& text) {
@@ -421,9 +422,9 @@ class CppBuilder {
            CppComment(e.description)},
           e.fields, options);
       mustache::data event;
-      event.set("name", e.name);
-      event.set("record", name);
-      events.push_back(event);
+      Put(event, "name", e.name);
+      Put(event, "record", name);
+      Append(events, std::move(event));
     }
     // The state document.
     RecordBuilder::Options doc;
@@ -486,23 +487,23 @@ class CppBuilder {
             Field copy = *f;
             copy.name = p;
             outputs.push_back(copy);
-            output_names.push_back(mustache::data(p));
+            Append(output_names, mustache::data(p));
           }
         }
         const std::string output = s.name + "Output";
         builder.Add(output, {fmt::format("What {} produces.", s.name)}, outputs,
                     doc);
         mustache::data method;
-        method.set("name", s.name);
-        method.set("input", input);
-        method.set("input_name", input == state_record ? std::string("state")
-                                                       : std::string("item"));
-        method.set("output", output);
-        method.set("outputs", output_names);
+        Put(method, "name", s.name);
+        Put(method, "input", input);
+        Put(method, "input_name",
+            input == state_record ? std::string("state") : std::string("item"));
+        Put(method, "output", output);
+        Put(method, "outputs", std::move(output_names));
         mustache::data comment{mustache::data::type::list};
-        for (const auto& line : MethodComment(s)) comment.push_back(line);
-        method.set("comment", comment);
-        methods.push_back(method);
+        for (const auto& line : MethodComment(s)) Append(comment, line);
+        Put(method, "comment", std::move(comment));
+        Append(methods, std::move(method));
       }
     };
     add_tasks(spec_.graph, state_record);
@@ -511,43 +512,43 @@ class CppBuilder {
     }
 
     mustache::data data;
-    data.set("workflow", spec_.workflow);
-    data.set("spec_file",
-             CppComment(spec_.file.substr(spec_.file.find_last_of('/') + 1)));
-    data.set("interface", pascal + "Steps");
-    data.set("schema_version", std::to_string(spec_.schema_version));
+    Put(data, "workflow", spec_.workflow);
+    Put(data, "spec_file",
+        CppComment(spec_.file.substr(spec_.file.find_last_of('/') + 1)));
+    Put(data, "interface", pascal + "Steps");
+    Put(data, "schema_version", std::to_string(spec_.schema_version));
     if (spec_.time_bucket_seconds) {
-      data.set("has_time_bucket", true);
-      data.set("time_bucket_seconds",
-               std::to_string(*spec_.time_bucket_seconds));
+      Put(data, "has_time_bucket", true);
+      Put(data, "time_bucket_seconds",
+          std::to_string(*spec_.time_bucket_seconds));
     }
     mustache::data record_list{mustache::data::type::list};
     for (const auto& r : records) {
       mustache::data record;
-      record.set("name", r.name);
+      Put(record, "name", r.name);
       mustache::data comment{mustache::data::type::list};
       for (const auto& line : r.comment)
-        if (!line.empty()) comment.push_back(line);
-      record.set("comment", comment);
+        if (!line.empty()) Append(comment, line);
+      Put(record, "comment", std::move(comment));
       mustache::data members{mustache::data::type::list};
       for (const auto& m : r.members) {
         mustache::data member;
-        member.set("type", m.type);
-        member.set("name", m.name);
-        member.set("comment", m.comment);
-        member.set("has_comment", !m.comment.empty());
-        members.push_back(member);
+        Put(member, "type", m.type);
+        Put(member, "name", m.name);
+        Put(member, "comment", m.comment);
+        Put(member, "has_comment", !m.comment.empty());
+        Append(members, std::move(member));
       }
-      record.set("members", members);
-      record.set("parse", r.parse);
-      record.set("serialize", r.serialize);
-      record_list.push_back(record);
+      Put(record, "members", std::move(members));
+      Put(record, "parse", r.parse);
+      Put(record, "serialize", r.serialize);
+      Append(record_list, std::move(record));
     }
-    data.set("records", record_list);
-    data.set("methods", methods);
-    data.set("events", events);
-    data.set("keys", Keys());
-    data.set("identities", Identities());
+    Put(data, "records", std::move(record_list));
+    Put(data, "methods", std::move(methods));
+    Put(data, "events", std::move(events));
+    Put(data, "keys", Keys());
+    Put(data, "identities", Identities());
     SetBinding(data);
 
     CppFiles files;
@@ -659,10 +660,10 @@ class CppBuilder {
     literal(key.substr(std::min(at, key.size())));
     if (!body.empty() && body.back() == '\n') body.pop_back();
     mustache::data out;
-    out.set("name", name);
-    out.set("template", CppComment(key));
-    out.set("params", params);
-    out.set("body", body);
+    Put(out, "name", name);
+    Put(out, "template", CppComment(key));
+    Put(out, "params", std::move(params));
+    Put(out, "body", std::move(body));
     return out;
   }
 
@@ -712,22 +713,24 @@ class CppBuilder {
       literal += '"';
       at = end;
     }
-    data.set("definition", literal.empty() ? std::string("\"\"") : literal);
-    data.set("input_event", spec_.input_event);
+    Put(data, "definition",
+        literal.empty() ? std::string("\"\"") : std::move(literal));
+    Put(data, "input_event", spec_.input_event);
     bool nova_scoped = false;
     if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {
       const Field* nova = input->FindField("nova_id");
       nova_scoped = nova && nova->required;
     }
-    data.set("nova_scoped", std::string(nova_scoped ? "true" : "false"));
+    Put(data, "nova_scoped", std::string(nova_scoped ? "true" : "false"));
     // The input's defaults, as a JSON text BeginJobRun parses once.
     nlohmann::ordered_json defaults = nlohmann::ordered_json::object();
     if (const EventDef* input = spec_.FindEvent(spec_.input_event))
       for (const auto& f : input->fields)
         if (f.default_value) defaults[f.name] = *f.default_value;
-    data.set("input_defaults", "\"" + CppStringLiteral(defaults.dump()) + "\"");
-    data.set("time_bucket_or_zero",
-             std::to_string(spec_.time_bucket_seconds.value_or(0)));
+    Put(data, "input_defaults",
+        "\"" + CppStringLiteral(defaults.dump()) + "\"");
+    Put(data, "time_bucket_or_zero",
+        std::to_string(spec_.time_bucket_seconds.value_or(0)));
     // The governance's log fields, then the workflow's own: a name listed
     // twice keeps its first place, a when-known field also required is
     // required. The runtime lists none itself.
@@ -744,8 +747,8 @@ class CppBuilder {
       for (const auto& name : list ? *list : std::vector<std::string>())
         if (std::find(required.begin(), required.end(), name) == required.end())
           add(when_known, name);
-    data.set("log_required", StringList(required));
-    data.set("log_when_known", StringList(when_known));
+    Put(data, "log_required", StringList(required));
+    Put(data, "log_when_known", StringList(when_known));
     // The governance's error names (the Lambda errorType of each class, the
     // names retried like RETRYABLE).
     auto class_name = [&](ErrorClass c) {
@@ -755,16 +758,16 @@ class CppBuilder {
     };
     const ErrorClassDef* retryable =
         governance ? governance->FindClass(ErrorClass::kRetryable) : nullptr;
-    data.set("error_names",
-             fmt::format("{}, {}, {}, {}", class_name(ErrorClass::kRetryable),
-                         class_name(ErrorClass::kTerminal),
-                         class_name(ErrorClass::kQuarantine),
-                         StringList(retryable ? retryable->also_retry
-                                              : std::vector<std::string>())));
-    data.set("idempotency_call",
-             spec_.idempotency_key.empty()
-                 ? std::string("std::string()")
-                 : KeyCall("WorkflowIdempotencyKey", spec_.idempotency_key));
+    Put(data, "error_names",
+        fmt::format("{}, {}, {}, {}", class_name(ErrorClass::kRetryable),
+                    class_name(ErrorClass::kTerminal),
+                    class_name(ErrorClass::kQuarantine),
+                    StringList(retryable ? retryable->also_retry
+                                         : std::vector<std::string>())));
+    Put(data, "idempotency_call",
+        spec_.idempotency_key.empty()
+            ? std::string("std::string()")
+            : KeyCall("WorkflowIdempotencyKey", spec_.idempotency_key));
     mustache::data builtins{mustache::data::type::list};
     mustache::data dedupes{mustache::data::type::list};
     auto visit = [&](const StateGraph& graph, auto& self) -> void {
@@ -773,14 +776,14 @@ class CppBuilder {
         if (s.type != StateType::kTask) continue;
         if (!s.dedupe_key.empty()) {
           mustache::data d;
-          d.set("state", s.name);
+          Put(d, "state", s.name);
           std::string call = KeyCall(s.name + "DedupeKey", s.dedupe_key);
           // Dedupe builders read the Task's own document.
           size_t at = 0;
           while ((at = call.find("(state, ", at)) != std::string::npos)
             call.replace(at, 8, "(document, ");
-          d.set("call", call);
-          dedupes.push_back(d);
+          Put(d, "call", call);
+          Append(dedupes, std::move(d));
         }
         if (s.builtin == Builtin::kNone) continue;
         std::string event = "std::nullopt";
@@ -798,25 +801,24 @@ class CppBuilder {
                             StringList(fields), e->schema_version, for_each);
           }
         }
-        builtins.push_back(
-            fmt::format("runtime::BuiltinState{{\"{}\", Builtin::k{}, {}}}",
-                        s.name, BuiltinName(s.builtin), event));
+        Append(builtins,
+               fmt::format("runtime::BuiltinState{{\"{}\", Builtin::k{}, {}}}",
+                           s.name, BuiltinName(s.builtin), event));
       }
     };
     visit(spec_.graph, visit);
-    data.set("builtin_states", builtins);
-    data.set("dedupe_calls", dedupes);
+    Put(data, "builtin_states", std::move(builtins));
+    Put(data, "dedupe_calls", std::move(dedupes));
   }
 
   mustache::data Keys() const {
     mustache::data keys{mustache::data::type::list};
     if (!spec_.idempotency_key.empty())
-      keys.push_back(
-          KeyBuilder("WorkflowIdempotencyKey", spec_.idempotency_key));
+      Append(keys, KeyBuilder("WorkflowIdempotencyKey", spec_.idempotency_key));
     auto visit = [&](const StateGraph& graph, auto& self) -> void {
       for (const auto& s : graph.states) {
         if (!s.dedupe_key.empty())
-          keys.push_back(KeyBuilder(s.name + "DedupeKey", s.dedupe_key));
+          Append(keys, KeyBuilder(s.name + "DedupeKey", s.dedupe_key));
         if (s.item_states) self(*s.item_states, self);
       }
     };
@@ -853,7 +855,7 @@ class CppBuilder {
             id.name, names);
       }
       mustache::data d;
-      d.set("name", Pascal(id.name));
+      Put(d, "name", Pascal(id.name));
       mustache::data comment{mustache::data::type::list};
       std::string shape;
       for (const auto& p : id.parts) shape += (shape.empty() ? "" : " + ") + p;
@@ -863,17 +865,16 @@ class CppBuilder {
           alternatives += (alternatives.empty() ? "" : " OR ") + p;
         shape += " + (" + alternatives + ")";
       }
-      comment.push_back(fmt::format("{} = {}", id.name, shape));
-      if (!id.description.empty())
-        comment.push_back(CppComment(id.description));
+      Append(comment, fmt::format("{} = {}", id.name, shape));
+      if (!id.description.empty()) Append(comment, CppComment(id.description));
       if (!id.first_of.empty())
-        comment.push_back(
-            "Throws runtime::QuarantineError when none of the "
-            "alternatives is known.");
-      d.set("comment", comment);
-      d.set("params", params);
-      d.set("body", body);
-      list.push_back(d);
+        Append(comment,
+               "Throws runtime::QuarantineError when none of the "
+               "alternatives is known.");
+      Put(d, "comment", std::move(comment));
+      Put(d, "params", params);
+      Put(d, "body", body);
+      Append(list, std::move(d));
     }
     return list;
   }

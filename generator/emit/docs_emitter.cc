@@ -614,59 +614,60 @@ class ReadmeBuilder {
   mustache::data Build() {
     mustache::data d;
     std::string file = spec_.file.substr(spec_.file.find_last_of('/') + 1);
-    d.set("source", CommentSafe(file));
-    d.set("title",
-          MarkdownInline(spec_.title.empty() ? spec_.workflow : spec_.title));
-    d.set("description", MarkdownBlock(spec_.description));
-    d.set("workflow", MarkdownCode(spec_.workflow, false));
-    d.set("type", MarkdownInline(spec_.type));
-    d.set("input_event", EventLink(spec_.input_event, false));
-    d.set("schema_version", std::to_string(spec_.schema_version));
+    Put(d, "source", CommentSafe(file));
+    Put(d, "title",
+        MarkdownInline(spec_.title.empty() ? spec_.workflow : spec_.title));
+    Put(d, "description", MarkdownBlock(spec_.description));
+    Put(d, "workflow", MarkdownCode(spec_.workflow, false));
+    Put(d, "type", MarkdownInline(spec_.type));
+    Put(d, "input_event", EventLink(spec_.input_event, false));
+    Put(d, "schema_version", std::to_string(spec_.schema_version));
     {
       const WorstCase worst = ComputeWorstCase(spec_);
       std::string path;
       for (const auto& p : worst.path)
         path += (path.empty() ? "" : " → ") + MarkdownCode(p, false);
-      d.set("worst_case",
-            worst.bounded
-                ? FormatSeconds(worst.seconds) + " (of which retry waits " +
-                      FormatSeconds(worst.retry_seconds) + "), along " + path
-                : std::string("unbounded (the graph has a cycle)"));
+      Put(d, "worst_case",
+          worst.bounded
+              ? FormatSeconds(worst.seconds) + " (of which retry waits " +
+                    FormatSeconds(worst.retry_seconds) + "), along " + path
+              : std::string("unbounded (the graph has a cycle)"));
     }
-    d.set("governance", spec_.governance
-                            ? MarkdownCode(spec_.governance->name, false)
-                            : std::string());
-    d.set("triggers", Triggers());
-    mustache::list mermaid;
+    Put(d, "governance",
+        spec_.governance ? MarkdownCode(spec_.governance->name, false)
+                         : std::string());
+    Put(d, "triggers", Triggers());
+    mustache::data mermaid = List();
     for (const auto& line : diagram_.Mermaid())
-      mermaid.push_back(mustache::object{{"line", line}});
-    d.set("mermaid", mermaid);
-    d.set("task_groups", TaskGroups());
-    mustache::list maps = Maps();
-    d.set("has_maps", !maps.empty());
-    d.set("maps", maps);
-    mustache::list patterns = AccessPatterns();
-    d.set("has_access_patterns", !patterns.empty());
-    d.set("access_patterns", patterns);
-    d.set("outcomes", Outcomes());
-    mustache::list failures = Failures();
-    d.set("has_failures", !failures.empty());
-    d.set("failures", failures);
-    d.set("events", Events());
-    d.set("idempotency_key", spec_.idempotency_key.empty()
-                                 ? std::string("none")
-                                 : MarkdownCode(spec_.idempotency_key, false));
-    d.set("time_bucket", spec_.time_bucket_seconds
-                             ? FormatDuration(*spec_.time_bucket_seconds)
-                             : std::string("none"));
-    mustache::list dedupe = DedupeKeys();
-    d.set("has_dedupe_keys", !dedupe.empty());
-    d.set("dedupe_keys", dedupe);
-    d.set("log_fields", LogFields());
-    mustache::list invariants;
+      Append(mermaid, Object("line", line));
+    Put(d, "mermaid", std::move(mermaid));
+    Put(d, "task_groups", TaskGroups());
+    mustache::data maps = Maps();
+    Put(d, "has_maps", maps.is_non_empty_list());
+    Put(d, "maps", std::move(maps));
+    mustache::data patterns = AccessPatterns();
+    Put(d, "has_access_patterns", patterns.is_non_empty_list());
+    Put(d, "access_patterns", std::move(patterns));
+    Put(d, "outcomes", Outcomes());
+    mustache::data failures = Failures();
+    Put(d, "has_failures", failures.is_non_empty_list());
+    Put(d, "failures", std::move(failures));
+    Put(d, "events", Events());
+    Put(d, "idempotency_key",
+        spec_.idempotency_key.empty()
+            ? std::string("none")
+            : MarkdownCode(spec_.idempotency_key, false));
+    Put(d, "time_bucket",
+        spec_.time_bucket_seconds ? FormatDuration(*spec_.time_bucket_seconds)
+                                  : std::string("none"));
+    mustache::data dedupe = DedupeKeys();
+    Put(d, "has_dedupe_keys", dedupe.is_non_empty_list());
+    Put(d, "dedupe_keys", std::move(dedupe));
+    Put(d, "log_fields", LogFields());
+    mustache::data invariants = List();
     for (const auto& text : spec_.invariants)
-      invariants.push_back(mustache::object{{"text", MarkdownInline(text)}});
-    d.set("invariants", invariants);
+      Append(invariants, Object("text", MarkdownInline(text)));
+    Put(d, "invariants", std::move(invariants));
     return d;
   }
 
@@ -688,8 +689,8 @@ class ReadmeBuilder {
                        MarkdownCode(event, in_table), UrlSegment(event));
   }
 
-  mustache::list Triggers() const {
-    mustache::list out;
+  mustache::data Triggers() const {
+    mustache::data out = List();
     for (const auto& t : spec_.triggers) {
       std::string text = "**" + MarkdownInline(t.kind) + "**";
       if (!t.after.empty())
@@ -703,7 +704,7 @@ class ReadmeBuilder {
         text += ")";
       }
       if (!t.description.empty()) text += ": " + MarkdownInline(t.description);
-      out.push_back(mustache::object{{"text", text}});
+      Append(out, Object("text", std::move(text)));
     }
     return out;
   }
@@ -773,33 +774,27 @@ class ReadmeBuilder {
     return text;
   }
 
-  mustache::object TaskRow(const StateGraph& graph, const State& s) const {
-    return mustache::object{
-        {"name", CellCode(s.name)},
-        {"kind", Kind(s)},
-        {"timeout", Timeout(s)},
-        {"retry", Retry(s)},
-        {"may_raise", MayRaiseText(s)},
-        {"catch", CatchText(graph, s)},
-        {"access_patterns", CellCodes(s.access_patterns)},
-        {"dedupe_key", s.dedupe_key.empty() ? "" : CellCode(s.dedupe_key)},
-        {"description", Cell(s.description)},
-    };
+  mustache::data TaskRow(const StateGraph& graph, const State& s) const {
+    return Object("name", CellCode(s.name), "kind", Kind(s), "timeout",
+                  Timeout(s), "retry", Retry(s), "may_raise", MayRaiseText(s),
+                  "catch", CatchText(graph, s), "access_patterns",
+                  CellCodes(s.access_patterns), "dedupe_key",
+                  s.dedupe_key.empty() ? "" : CellCode(s.dedupe_key),
+                  "description", Cell(s.description));
   }
 
-  mustache::list TaskGroups() const {
+  mustache::data TaskGroups() const {
     bool has_maps = false;
     for (const auto& s : spec_.graph.states)
       has_maps = has_maps || (s.type == StateType::kMap && s.item_states);
-    mustache::list groups;
+    mustache::data groups = List();
     auto group = [&](const StateGraph& graph, const std::string& heading) {
-      mustache::list tasks;
+      mustache::data tasks = List();
       for (const auto& s : graph.states)
-        if (s.type == StateType::kTask) tasks.push_back(TaskRow(graph, s));
-      if (tasks.empty()) return;
-      mustache::object g{{"has_heading", has_maps}, {"heading", heading}};
-      g["tasks"] = std::move(tasks);
-      groups.push_back(std::move(g));
+        if (s.type == StateType::kTask) Append(tasks, TaskRow(graph, s));
+      if (!tasks.is_non_empty_list()) return;
+      Append(groups, Object("has_heading", has_maps, "heading", heading,
+                            "tasks", std::move(tasks)));
     };
     group(spec_.graph, "Top level");
     for (const auto& s : spec_.graph.states) {
@@ -810,8 +805,8 @@ class ReadmeBuilder {
     return groups;
   }
 
-  mustache::list Maps() const {
-    mustache::list out;
+  mustache::data Maps() const {
+    mustache::data out = List();
     for (const auto& s : spec_.graph.states) {
       if (s.type != StateType::kMap) continue;
       const int concurrency = MapConcurrency(spec_, s);
@@ -825,24 +820,21 @@ class ReadmeBuilder {
         failure = CatchClasses(route) + ": " + CellCode(f.next);
         if (!f.name.empty()) failure += " (" + CellCode(f.name) + ")";
       }
-      out.push_back(mustache::object{
-          {"name", CellCode(s.name)},
-          {"items", CellCode(s.items_field)},
-          {"item", item},
-          {"carry", CellCodes(s.carry)},
-          {"concurrency",
-           fmt::format("{} ({})", concurrency, CellCode(s.concurrency))},
-          {"max_items", s.max_items ? std::to_string(*s.max_items) : ""},
-          {"result", CellCode(s.result_field)},
-          {"item_failure", failure.empty() ? "none" : failure},
-          {"catch", CatchText(spec_.graph, s)},
-          {"description", Cell(s.description)},
-      });
+      Append(
+          out,
+          Object("name", CellCode(s.name), "items", CellCode(s.items_field),
+                 "item", item, "carry", CellCodes(s.carry), "concurrency",
+                 fmt::format("{} ({})", concurrency, CellCode(s.concurrency)),
+                 "max_items", s.max_items ? std::to_string(*s.max_items) : "",
+                 "result", CellCode(s.result_field), "item_failure",
+                 failure.empty() ? "none" : failure, "catch",
+                 CatchText(spec_.graph, s), "description",
+                 Cell(s.description)));
     }
     return out;
   }
 
-  mustache::list AccessPatterns() const {
+  mustache::data AccessPatterns() const {
     // Patterns in the order Tasks first use them.
     std::vector<std::string> order;
     std::map<std::string, std::vector<std::string>> tasks;
@@ -852,16 +844,15 @@ class ReadmeBuilder {
         tasks[ap].push_back(s.name);
       }
     });
-    mustache::list out;
+    mustache::data out = List();
     for (const auto& ap : order) {
       std::string text;
       if (spec_.governance) {
         for (const auto& [id, description] : spec_.governance->access_patterns)
           if (id == ap) text = description;
       }
-      out.push_back(mustache::object{{"id", CellCode(ap)},
-                                     {"text", Cell(text)},
-                                     {"tasks", CellCodes(tasks[ap])}});
+      Append(out, Object("id", CellCode(ap), "text", Cell(text), "tasks",
+                         CellCodes(tasks[ap])));
     }
     return out;
   }
@@ -881,8 +872,8 @@ class ReadmeBuilder {
     return Join(parts, "; ");
   }
 
-  mustache::list Outcomes() const {
-    mustache::list out;
+  mustache::data Outcomes() const {
+    mustache::data out = List();
     for (const auto& o : spec_.outcomes) {
       std::vector<std::string> events;
       for (const auto& e : spec_.events) {
@@ -890,25 +881,24 @@ class ReadmeBuilder {
             e.published_on.end())
           events.push_back(EventLink(e.name, true));
       }
-      out.push_back(mustache::object{{"name", CellCode(o.name)},
-                                     {"description", Cell(o.description)},
-                                     {"recorded_on", RecordedOn(o.name, "")},
-                                     {"publishes", Join(events, ", ")}});
+      Append(out,
+             Object("name", CellCode(o.name), "description",
+                    Cell(o.description), "recorded_on", RecordedOn(o.name, ""),
+                    "publishes", Join(events, ", ")));
     }
     return out;
   }
 
-  mustache::list Failures() const {
-    mustache::list out;
+  mustache::data Failures() const {
+    mustache::data out = List();
     for (const auto& f : spec_.failures) {
       std::string raised_by =
           f.raised_by.empty() ? "any domain Task" : CellCodes(f.raised_by);
       std::string recorded = RecordedOn("", f.id);
       if (!recorded.empty()) raised_by += "; recorded on " + recorded;
-      out.push_back(mustache::object{{"id", CellCode(f.id)},
-                                     {"class", ErrorClassName(f.error_class)},
-                                     {"description", Cell(f.description)},
-                                     {"raised_by", raised_by}});
+      Append(out, Object("id", CellCode(f.id), "class",
+                         ErrorClassName(f.error_class), "description",
+                         Cell(f.description), "raised_by", raised_by));
     }
     return out;
   }
@@ -931,13 +921,12 @@ class ReadmeBuilder {
   }
 
   static void FieldRows(const std::vector<Field>& fields,
-                        const std::string& prefix, mustache::list& out) {
+                        const std::string& prefix, mustache::data& out) {
     for (const auto& f : fields) {
       std::string name = prefix + f.name;
-      out.push_back(mustache::object{{"name", CellCode(name)},
-                                     {"type", TypeText(f)},
-                                     {"required", f.required ? "yes" : "no"},
-                                     {"description", Cell(f.description)}});
+      Append(out, Object("name", CellCode(name), "type", TypeText(f),
+                         "required", f.required ? "yes" : "no", "description",
+                         Cell(f.description)));
       if (f.kind == FieldKind::kObject) FieldRows(f.fields, name + ".", out);
       if (f.kind == FieldKind::kArray && f.items &&
           f.items->kind == FieldKind::kObject)
@@ -945,8 +934,8 @@ class ReadmeBuilder {
     }
   }
 
-  mustache::list Events() const {
-    mustache::list out;
+  mustache::data Events() const {
+    mustache::data out = List();
     for (const auto& e : spec_.events) {
       std::vector<std::string> roles;
       if (e.name == spec_.input_event)
@@ -967,44 +956,41 @@ class ReadmeBuilder {
         roles.push_back(role + ".");
       }
       if (roles.empty()) roles.push_back("Not published by this workflow.");
-      mustache::list fields;
+      mustache::data fields = List();
       FieldRows(e.fields, "", fields);
       std::string path =
           "../schemas/events/" + UrlSegment(e.name) + "/latest.json";
-      mustache::object event{
-          {"name", MarkdownCode(e.name, false)},
-          {"role", Join(roles, " ")},
-          {"has_description", !e.description.empty()},
-          {"description", MarkdownBlock(e.description)},
-          {"schema",
-           fmt::format(
-               "[{}]({})",
-               MarkdownCode("schemas/events/" + e.name + "/latest.json", false),
-               path)},
-      };
-      event["fields"] = fields;
-      out.push_back(event);
+      Append(out,
+             Object("name", MarkdownCode(e.name, false), "role",
+                    Join(roles, " "), "has_description", !e.description.empty(),
+                    "description", MarkdownBlock(e.description), "schema",
+                    fmt::format(
+                        "[{}]({})",
+                        MarkdownCode(
+                            "schemas/events/" + e.name + "/latest.json", false),
+                        path),
+                    "fields", std::move(fields)));
     }
     return out;
   }
 
-  mustache::list DedupeKeys() const {
-    mustache::list out;
+  mustache::data DedupeKeys() const {
+    mustache::data out = List();
     VisitStates([&](const StateGraph&, const State& s, const State*) {
       if (s.dedupe_key.empty()) return;
-      out.push_back(mustache::object{{"task", CellCode(s.name)},
-                                     {"key", CellCode(s.dedupe_key)}});
+      Append(out,
+             Object("task", CellCode(s.name), "key", CellCode(s.dedupe_key)));
     });
     return out;
   }
 
-  mustache::list LogFields() const {
-    mustache::list out;
+  mustache::data LogFields() const {
+    mustache::data out = List();
     auto add = [&](const std::vector<std::string>& names, const char* when,
                    const char* source) {
       for (const auto& n : names)
-        out.push_back(mustache::object{
-            {"name", CellCode(n)}, {"when", when}, {"source", source}});
+        Append(out,
+               Object("name", CellCode(n), "when", when, "source", source));
     };
     if (spec_.governance)
       add(spec_.governance->log_required, "required", "governance");
