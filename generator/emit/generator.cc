@@ -2,88 +2,73 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "emit/asl_emitter.h"
 #include "emit/conformance_emitter.h"
-#include "emit/cpp_emitter.h"
 #include "emit/docs_emitter.h"
 #include "emit/schema_emitter.h"
 #include "emit/stack_emitter.h"
-#include "support/parallel.h"
 
 namespace novacat {
 
-namespace {
-
-// What the emitters make of one workflow, before it joins the FileSet.
-struct WorkflowOutput {
-  CppFiles cpp;
-  std::string conformance;
-  std::string readme;
-  std::string dot;
-  std::vector<std::string> schemas;  // one per spec.events, in order
-};
-
-// A workflow's emitters after its ASL in three jobs of similar size, so
-// that one large workflow keeps the threads busy too; each writes its own
-// members.
-constexpr size_t kJobsPerWorkflow = 3;
-
-// `asl`: EmitAsl(spec).
-void EmitWorkflowPart(const WorkflowSpec& spec, const std::string& asl,
-                      size_t part, WorkflowOutput& out) {
-  switch (part) {
-    case 0:
-      out.conformance = EmitConformancePlan(spec);
-      break;
-    case 1:
-      out.cpp = EmitCpp(spec, asl);
-      break;
-    default:
-      out.readme = EmitWorkflowDocs(spec);
-      out.dot = EmitWorkflowDot(spec);
-      for (const auto& event : spec.events)
-        out.schemas.push_back(EmitEventSchema(spec, event));
-  }
+void Emission::Start(const WorkflowSpec& spec) {
+  // Three jobs of similar size per workflow, so that one large workflow
+  // keeps the cores busy too. The C++ binding embeds the definition, so
+  // it comes after it.
+  Workflow& w = workflows_.emplace_back();
+  w.spec = &spec;
+  jobs_.Add([&w] {
+    w.asl = EmitAsl(*w.spec);
+    w.asl_ready.store(true, std::memory_order_release);
+    w.cpp = EmitCpp(*w.spec, w.asl);
+  });
+  jobs_.Add([&w] { w.conformance = EmitConformancePlan(*w.spec); });
+  jobs_.Add([&w] {
+    w.readme = EmitWorkflowDocs(*w.spec);
+    w.dot = EmitWorkflowDot(*w.spec);
+    for (const auto& event : w.spec->events)
+      w.schemas.push_back(EmitEventSchema(*w.spec, event));
+  });
 }
 
-}  // namespace
-
-FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
-  // Emitters are pure functions of a checked spec, so they run in
-  // parallel: first each workflow's definition (the C++ binding and the
-  // stack embed it), then the stack, the longest job, and each workflow's
-  // other files in kJobsPerWorkflow jobs. The files join the set below in
-  // spec order, as made one by one: the same bytes whatever the scheduling.
-  std::vector<std::string> asl(specs.size());
-  ParallelFor(specs.size(), [&](size_t i) { asl[i] = EmitAsl(*specs[i]); });
-  std::vector<WorkflowOutput> outputs(specs.size());
+FileSet Emission::Finish(
+    const std::vector<std::unique_ptr<WorkflowSpec>>& specs) && {
+  if (specs.size() != workflows_.size())
+    throw std::logic_error("Emission::Finish: not the specs started");
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].get() != workflows_[i].spec)
+      throw std::logic_error("Emission::Finish: not the specs started");
+  // The stack, the longest job, ahead of the queued ones. It takes each
+  // definition already emitted and emits the others itself (the same
+  // text): waiting for them could leave it waiting for a job no thread
+  // is free to run.
   std::string stack;
-  ParallelFor(1 + specs.size() * kJobsPerWorkflow, [&](size_t i) {
-    if (i == 0) {
-      stack = EmitStack(specs, asl);
-      return;
-    }
-    const size_t w = (i - 1) / kJobsPerWorkflow;
-    EmitWorkflowPart(*specs[w], asl[w], (i - 1) % kJobsPerWorkflow, outputs[w]);
-  });
+  jobs_.Add(
+      [&] {
+        std::vector<std::string> asl;
+        for (const Workflow& w : workflows_)
+          asl.push_back(w.asl_ready.load(std::memory_order_acquire)
+                            ? w.asl
+                            : EmitAsl(*w.spec));
+        stack = EmitStack(specs, asl);
+      },
+      /*first=*/true);
+  jobs_.Wait();
   FileSet files;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const WorkflowSpec& spec = *specs[i];
-    WorkflowOutput& out = outputs[i];
-    files.Add(spec.workflow + "/statemachine.asl.json", std::move(asl[i]),
+  for (Workflow& w : workflows_) {
+    const WorkflowSpec& spec = *w.spec;
+    files.Add(spec.workflow + "/statemachine.asl.json", std::move(w.asl),
               spec.workflow);
     const std::string base = spec.workflow + "/" + spec.workflow;
-    files.Add(base + ".hpp", std::move(out.cpp.header), spec.workflow);
-    files.Add(base + ".cpp", std::move(out.cpp.source), spec.workflow);
-    files.Add(spec.workflow + "/conformance.json", std::move(out.conformance),
+    files.Add(base + ".hpp", std::move(w.cpp.header), spec.workflow);
+    files.Add(base + ".cpp", std::move(w.cpp.source), spec.workflow);
+    files.Add(spec.workflow + "/conformance.json", std::move(w.conformance),
               spec.workflow);
-    files.Scaffold(spec.workflow + "/steps.hpp",
-                   std::move(out.cpp.steps_header));
-    files.Scaffold(spec.workflow + "/steps.cpp",
-                   std::move(out.cpp.steps_source));
-    files.Add(spec.workflow + "/README.md", std::move(out.readme),
-              spec.workflow);
-    files.Add(spec.workflow + "/statemachine.dot", std::move(out.dot),
+    files.Scaffold(spec.workflow + "/steps.hpp", std::move(w.cpp.steps_header));
+    files.Scaffold(spec.workflow + "/steps.cpp", std::move(w.cpp.steps_source));
+    files.Add(spec.workflow + "/README.md", std::move(w.readme), spec.workflow);
+    files.Add(spec.workflow + "/statemachine.dot", std::move(w.dot),
               spec.workflow);
     for (size_t e = 0; e < spec.events.size(); ++e) {
       const EventDef& event = spec.events[e];
@@ -92,14 +77,20 @@ FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
           fmt::format("schemas/events/{}/latest.json", event.name);
       // An event several specs use comes from the event catalog, so each
       // adds the same text (CheckSpecSet refuses two declarations).
-      files.Add(path, out.schemas[e], spec.workflow);
-      files.Add(latest, std::move(out.schemas[e]), spec.workflow);
+      files.Add(path, w.schemas[e], spec.workflow);
+      files.Add(latest, std::move(w.schemas[e]), spec.workflow);
       for (int v = 1; v < event.schema_version; ++v)
         files.Keep(EventSchemaPath(event, v), spec.workflow);
     }
   }
   files.AddWholeSet(kStackPath, std::move(stack));
   return files;
+}
+
+FileSet EmitAll(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
+  Emission emission;
+  for (const auto& spec : specs) emission.Start(*spec);
+  return std::move(emission).Finish(specs);
 }
 
 }  // namespace novacat

@@ -1,13 +1,53 @@
 // Runs every emitter over checked specs and collects their files.
 #pragma once
 
+#include <atomic>
+#include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "emit/cpp_emitter.h"
 #include "model/spec.h"
 #include "support/file_set.h"
+#include "support/parallel.h"
 
 namespace novacat {
+
+// The emitters of each workflow, started as soon as its spec is checked:
+// they run on the other cores while the caller loads the next spec. Finish
+// adds the stack (the whole set's) and joins the files in the order the
+// specs were started: the same bytes whatever the scheduling.
+class Emission {
+ public:
+  Emission() = default;
+  Emission(const Emission&) = delete;
+  Emission& operator=(const Emission&) = delete;
+
+  // Queues the emitters of `spec`, which must have passed the checker and
+  // outlive this object (its destructor waits for jobs still running).
+  void Start(const WorkflowSpec& spec);
+
+  // The files of every spec started; `specs` must be those, in the order
+  // started. Rethrows what an emitter threw (a bug, not bad input).
+  FileSet Finish(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) &&;
+
+ private:
+  // What the emitters make of one workflow, before it joins the FileSet.
+  // Each job writes its own members.
+  struct Workflow {
+    const WorkflowSpec* spec = nullptr;
+    std::string asl;                     // EmitAsl(*spec)
+    std::atomic<bool> asl_ready{false};  // asl is written (the stack reads it)
+    CppFiles cpp;
+    std::string conformance;
+    std::string readme;
+    std::string dot;
+    std::vector<std::string> schemas;  // one per spec->events, in order
+  };
+  std::deque<Workflow> workflows_;  // a deque: jobs hold references
+  JobQueue jobs_;  // last: destroyed first, it waits for the jobs
+};
 
 // The files generated for `specs` (which must have passed the checker),
 // paths relative to the output folder. An event several specs use comes

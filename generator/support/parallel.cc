@@ -1,41 +1,80 @@
 #include "support/parallel.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <system_error>
-#include <thread>
-#include <vector>
+#include <utility>
 
 namespace novacat {
 
-void ParallelFor(size_t n, const std::function<void(size_t)>& job,
-                 unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::exception_ptr> errors(n);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        job(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> helpers;
-  const size_t wanted = std::min<size_t>(threads, n);
-  for (size_t t = 1; t < wanted; ++t) {
+JobQueue::JobQueue()
+    : JobQueue(std::max(1u, std::thread::hardware_concurrency()) - 1) {}
+
+JobQueue::JobQueue(unsigned helpers) {
+  for (unsigned i = 0; i < helpers; ++i) {
     try {
-      helpers.emplace_back(work);
+      helpers_.emplace_back([this] { HelperLoop(); });
     } catch (const std::system_error&) {
-      break;  // no more threads: the ones running take the remaining jobs
+      break;  // no more threads: the ones running and Wait take the jobs
     }
   }
-  work();
-  for (auto& helper : helpers) helper.join();
-  for (const auto& error : errors)
-    if (error) std::rethrow_exception(error);
+}
+
+JobQueue::~JobQueue() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  queued_.notify_all();
+  for (auto& helper : helpers_) helper.join();
+}
+
+void JobQueue::Add(std::function<void()> job, bool first) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Job entry{added_++, std::move(job)};
+    if (first)
+      queue_.push_front(std::move(entry));
+    else
+      queue_.push_back(std::move(entry));
+  }
+  queued_.notify_one();
+}
+
+void JobQueue::Wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!queue_.empty()) RunFront(lock);
+  idle_.wait(lock, [this] { return queue_.empty() && running_ == 0; });
+  if (errors_.empty()) return;
+  std::exception_ptr error = errors_.begin()->second;
+  errors_.clear();
+  std::rethrow_exception(error);
+}
+
+void JobQueue::HelperLoop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    queued_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping
+    RunFront(lock);
+  }
+}
+
+void JobQueue::RunFront(std::unique_lock<std::mutex>& lock) {
+  Job job = std::move(queue_.front());
+  queue_.pop_front();
+  ++running_;
+  lock.unlock();
+  std::exception_ptr error;
+  try {
+    job.run();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  if (error) errors_.emplace(job.index, error);
+  --running_;
+  if (queue_.empty() && running_ == 0) idle_.notify_all();
 }
 
 }  // namespace novacat

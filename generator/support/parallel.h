@@ -1,20 +1,64 @@
-// ParallelFor: independent jobs on the machine's cores, for the stages
-// whose units of work share nothing (the emitters of each workflow).
+// JobQueue: independent jobs on the machine's cores. Helper threads take a
+// job as soon as it is queued, so a stage hands work to the other cores and
+// goes on with its own (the generator emits one workflow while it loads
+// the next); the caller's thread joins in when it waits.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
+#include <exception>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 namespace novacat {
 
-// Runs job(0) .. job(n - 1), each exactly once, on up to `threads` threads
-// (the calling one included; 0: one per hardware thread), which take the
-// indexes in increasing order: put the longest jobs first. Returns when
-// every job has run. When jobs threw, rethrows the exception of the lowest
-// index, so a failure is the same whatever the scheduling. Jobs must not
-// touch shared state unless it is synchronized; whatever order they ran in,
-// the caller sees all their writes after the call.
-void ParallelFor(size_t n, const std::function<void(size_t)>& job,
-                 unsigned threads = 0);
+class JobQueue {
+ public:
+  // Starts one helper thread fewer than the hardware threads: the waiting
+  // caller is the last.
+  JobQueue();
+  // Starts `helpers` threads (0: the caller runs every job, in Wait). When
+  // the system refuses a thread, the ones running take its jobs.
+  explicit JobQueue(unsigned helpers);
+  // Drops the jobs not started and waits for the running ones: whatever
+  // they use must outlive the queue.
+  ~JobQueue();
+  JobQueue(const JobQueue&) = delete;
+  JobQueue& operator=(const JobQueue&) = delete;
+
+  // Queues `job` last or, with `first`, ahead of every queued job (the
+  // longest job of a stage, so that it does not run alone at the end).
+  // Jobs must not touch shared state unless it is synchronized.
+  void Add(std::function<void()> job, bool first = false);
+
+  // Runs queued jobs on this thread too until every job added has run, so
+  // the caller sees all their writes. Then rethrows the exception of the
+  // earliest added job that threw, if any: a failure is the same whatever
+  // the scheduling.
+  void Wait();
+
+ private:
+  struct Job {
+    size_t index;  // in the order added
+    std::function<void()> run;
+  };
+  void HelperLoop();
+  // Runs the front job with `lock` released; `lock` holds mutex_ around.
+  void RunFront(std::unique_lock<std::mutex>& lock);
+
+  std::mutex mutex_;
+  std::condition_variable queued_;  // a job was queued, or stopping_
+  std::condition_variable idle_;    // no job queued or running
+  std::deque<Job> queue_;
+  size_t added_ = 0;
+  size_t running_ = 0;
+  bool stopping_ = false;
+  std::map<size_t, std::exception_ptr> errors_;  // by Job::index
+  std::vector<std::thread> helpers_;
+};
 
 }  // namespace novacat
