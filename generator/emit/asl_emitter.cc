@@ -8,6 +8,7 @@
 #include <set>
 
 #include "check/backoff.h"
+#include "emit/json_text.h"
 #include "model/routes.h"
 
 namespace novacat {
@@ -316,7 +317,7 @@ class AslBuilder {
 }  // namespace
 
 std::string EmitAsl(const WorkflowSpec& spec) {
-  return AslDocument(spec).dump(2) + "\n";
+  return PrettyJson(AslDocument(spec), 2) + "\n";
 }
 
 nlohmann::ordered_json AslDocument(const WorkflowSpec& spec) {

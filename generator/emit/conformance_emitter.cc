@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "emit/json_text.h"
 #include "model/routes.h"
 
 namespace novacat {
@@ -72,14 +73,9 @@ class PlanWriter {
   void push_back(const Json& c) {
     if (count_ != 0) out_ += ",\n";
     // c.dump(1) with every line two spaces further in, written in place:
-    // the serializer indents each line after the first by the current
-    // indent, and the first line's is written here.
+    // the first line's indentation is written here.
     out_ += "  ";
-    nlohmann::detail::serializer<Json> dump(
-        nlohmann::detail::output_adapter<char, std::string>(out_), ' ',
-        nlohmann::detail::error_handler_t::strict);
-    dump.dump(c, /*pretty_print=*/true, /*ensure_ascii=*/false,
-              /*indent_step=*/1, /*current_indent=*/2);
+    AppendPrettyJson(out_, c, /*indent_step=*/1, /*current_indent=*/2);
     ++count_;
   }
 
@@ -1451,7 +1447,7 @@ std::string EmitConformancePlan(const WorkflowSpec& spec) {
       {"workflow", spec.workflow},
       {"runner", "runtime/include/novacat/runtime/testing/conformance.h"},
       {"case_count", count}};
-  std::string out = head.dump(1);
+  std::string out = PrettyJson(head, 1);
   out.resize(out.size() - 2);  // "\n}": the cases follow
   out += count == 0 ? ",\n \"cases\": []\n}\n"
                     : ",\n \"cases\": [\n" + cases + " ]\n}\n";

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "emit/json_text.h"
+
 namespace novacat {
 
 const char* const kUuidPattern =
@@ -132,7 +134,7 @@ std::string EmitEventSchema(const WorkflowSpec& /*spec*/,
   object["properties"]["schema_version"] = version;
   for (auto it = object.begin(); it != object.end(); ++it)
     root[it.key()] = it.value();
-  return root.dump(2) + "\n";
+  return PrettyJson(root, 2) + "\n";
 }
 
 }  // namespace novacat

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "emit/asl_emitter.h"
+#include "emit/json_text.h"
 
 namespace novacat {
 
@@ -598,7 +599,7 @@ std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
 
 std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
                       const std::vector<std::string>& asl) {
-  return StackBuilder(specs, asl).Build().dump(2) + "\n";
+  return PrettyJson(StackBuilder(specs, asl).Build(), 2) + "\n";
 }
 
 }  // namespace novacat

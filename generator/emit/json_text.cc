@@ -1,0 +1,149 @@
+#include "emit/json_text.h"
+
+#include <cstdio>
+
+namespace novacat {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// nlohmann's own serializer, for what the fast path leaves to it.
+void Serialize(std::string& out, const Json& value, int step, int indent) {
+  nlohmann::detail::serializer<Json> serializer(
+      nlohmann::detail::output_adapter<char, std::string>(out), ' ',
+      nlohmann::detail::error_handler_t::strict);
+  serializer.dump(value, /*pretty_print=*/true, /*ensure_ascii=*/false,
+                  static_cast<unsigned>(step), static_cast<unsigned>(indent));
+}
+
+void AppendString(std::string& out, const std::string& text) {
+  const size_t start = out.size();
+  out += '"';
+  size_t run = 0;  // the first character of text not yet appended
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;
+    if (c >= 0x80) {
+      // A multi-byte character: nlohmann validates the string and writes
+      // it, or throws as dump does.
+      out.resize(start);
+      Serialize(out, Json(text), 0, 0);
+      return;
+    }
+    out.append(text.data() + run, i - run);
+    run = i + 1;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default: {
+        char escaped[8];
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+        out += escaped;
+      }
+    }
+  }
+  out.append(text.data() + run, text.size() - run);
+  out += '"';
+}
+
+void Append(std::string& out, const Json& value, int step, int indent) {
+  switch (value.type()) {
+    case Json::value_t::object: {
+      const auto& members = value.get_ref<const Json::object_t&>();
+      if (members.empty()) {
+        out += "{}";
+        return;
+      }
+      out += "{\n";
+      const int inner = indent + step;
+      bool first = true;
+      for (const auto& [key, member] : members) {
+        if (!first) out += ",\n";
+        first = false;
+        out.append(static_cast<size_t>(inner), ' ');
+        AppendString(out, key);
+        out += ": ";
+        Append(out, member, step, inner);
+      }
+      out += '\n';
+      out.append(static_cast<size_t>(indent), ' ');
+      out += '}';
+      return;
+    }
+    case Json::value_t::array: {
+      const auto& items = value.get_ref<const Json::array_t&>();
+      if (items.empty()) {
+        out += "[]";
+        return;
+      }
+      out += "[\n";
+      const int inner = indent + step;
+      bool first = true;
+      for (const auto& item : items) {
+        if (!first) out += ",\n";
+        first = false;
+        out.append(static_cast<size_t>(inner), ' ');
+        Append(out, item, step, inner);
+      }
+      out += '\n';
+      out.append(static_cast<size_t>(indent), ' ');
+      out += ']';
+      return;
+    }
+    case Json::value_t::string:
+      AppendString(out, value.get_ref<const std::string&>());
+      return;
+    case Json::value_t::boolean:
+      out += value.get<bool>() ? "true" : "false";
+      return;
+    case Json::value_t::null:
+      out += "null";
+      return;
+    case Json::value_t::number_integer:
+      out += std::to_string(value.get<int64_t>());
+      return;
+    case Json::value_t::number_unsigned:
+      out += std::to_string(value.get<uint64_t>());
+      return;
+    case Json::value_t::number_float:  // nlohmann's number formatting
+    case Json::value_t::binary:
+    case Json::value_t::discarded:
+      Serialize(out, value, step, indent);
+      return;
+  }
+}
+
+}  // namespace
+
+void AppendPrettyJson(std::string& out, const Json& value, int indent_step,
+                      int current_indent) {
+  Append(out, value, indent_step, current_indent);
+}
+
+std::string PrettyJson(const Json& value, int indent_step) {
+  std::string out;
+  Append(out, value, indent_step, 0);
+  return out;
+}
+
+}  // namespace novacat

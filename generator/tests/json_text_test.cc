@@ -1,0 +1,109 @@
+// AppendPrettyJson writes exactly what nlohmann's dump writes: over every
+// JSON file of the repository's generated/ and the corner cases of its
+// fast path (escapes, control characters, multi-byte text, numbers, empty
+// and nested containers), at several indents.
+#include "emit/json_text.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace novacat {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// nlohmann's text of `value` at `step`, `indent` spaces further in after
+// the first line.
+std::string Reference(const Json& value, int step, int indent) {
+  std::string out;
+  nlohmann::detail::serializer<Json> serializer(
+      nlohmann::detail::output_adapter<char, std::string>(out), ' ',
+      nlohmann::detail::error_handler_t::strict);
+  serializer.dump(value, true, false, static_cast<unsigned>(step),
+                  static_cast<unsigned>(indent));
+  return out;
+}
+
+void ExpectSameText(const Json& value, const std::string& what) {
+  for (int step : {0, 1, 2, 4}) {
+    for (int indent : {0, 3}) {
+      std::string ours = "prefix";
+      AppendPrettyJson(ours, value, step, indent);
+      ASSERT_EQ(ours, "prefix" + Reference(value, step, indent))
+          << what << " at indent " << step << "+" << indent;
+    }
+  }
+  EXPECT_EQ(PrettyJson(value, 2), value.dump(2)) << what;
+}
+
+TEST(JsonTextTest, WritesEveryGeneratedJsonFileAsDumpDoes) {
+  int files = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator("generated")) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    ExpectSameText(Json::parse(text.str()), entry.path().string());
+    ++files;
+  }
+  EXPECT_GT(files, 20);  // run from the repository's root
+}
+
+TEST(JsonTextTest, WritesTheCornerCasesAsDumpDoes) {
+  std::string controls;
+  for (int c = 0; c < 0x20; ++c) controls += static_cast<char>(c);
+  const Json cases[] = {
+      Json::object(),
+      Json::array(),
+      nullptr,
+      true,
+      false,
+      0,
+      -42,
+      std::numeric_limits<int64_t>::min(),
+      std::numeric_limits<uint64_t>::max(),
+      2.0,
+      0.1,
+      -0.0,
+      1e300,
+      5e-324,
+      std::numeric_limits<double>::quiet_NaN(),
+      "",
+      "plain ASCII with spaces ~ and \x7f",
+      "quote \" backslash \\ slash /",
+      controls,
+      "tab\tnewline\nreturn\r",
+      "Nova Cat \xc3\xa9t\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x94\xad and \"more\"",
+      Json::parse(R"({"a": {}, "b": [], "c": [[], {}, [1, [2, {"d": null}]]],
+                      "key \"quoted\"\n": "v", "\u00e9": 1.5})"),
+      Json::array({Json::object(), Json::array({Json::array()})}),
+  };
+  int i = 0;
+  for (const Json& value : cases) ExpectSameText(value, std::to_string(i++));
+}
+
+TEST(JsonTextTest, RefusesInvalidUtf8AsDumpDoes) {
+  const Json bad = Json::array({"ok", std::string("bad \xff byte")});
+  std::string message;
+  try {
+    (void)bad.dump(2);
+  } catch (const Json::type_error& e) {
+    message = e.what();
+  }
+  ASSERT_FALSE(message.empty());
+  std::string out;
+  try {
+    AppendPrettyJson(out, bad, 2);
+    FAIL() << "no exception";
+  } catch (const Json::type_error& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+}  // namespace
+}  // namespace novacat
