@@ -66,50 +66,47 @@ void AppendString(std::string& out, const std::string& text) {
   out += '"';
 }
 
+void Append(std::string& out, const Json& value, int step, int indent);
+
+// An object's or an array's text: `open`, each of `items` on its own line
+// (written by `write`) one step further in, `close` on a line at `indent`;
+// "{}" or "[]" when empty.
+template <typename Items, typename Write>
+void AppendContainer(std::string& out, const Items& items, char open,
+                     char close, int step, int indent, Write write) {
+  out += open;
+  if (items.empty()) {
+    out += close;
+    return;
+  }
+  const int inner = indent + step;
+  bool first = true;
+  for (const auto& item : items) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    out.append(static_cast<size_t>(inner), ' ');
+    write(item, inner);
+  }
+  out += '\n';
+  out.append(static_cast<size_t>(indent), ' ');
+  out += close;
+}
+
 void Append(std::string& out, const Json& value, int step, int indent) {
   switch (value.type()) {
-    case Json::value_t::object: {
-      const auto& members = value.get_ref<const Json::object_t&>();
-      if (members.empty()) {
-        out += "{}";
-        return;
-      }
-      out += "{\n";
-      const int inner = indent + step;
-      bool first = true;
-      for (const auto& [key, member] : members) {
-        if (!first) out += ",\n";
-        first = false;
-        out.append(static_cast<size_t>(inner), ' ');
-        AppendString(out, key);
-        out += ": ";
-        Append(out, member, step, inner);
-      }
-      out += '\n';
-      out.append(static_cast<size_t>(indent), ' ');
-      out += '}';
+    case Json::value_t::object:
+      AppendContainer(out, value.get_ref<const Json::object_t&>(), '{', '}',
+                      step, indent, [&](const auto& member, int inner) {
+                        AppendString(out, member.first);
+                        out += ": ";
+                        Append(out, member.second, step, inner);
+                      });
       return;
-    }
-    case Json::value_t::array: {
-      const auto& items = value.get_ref<const Json::array_t&>();
-      if (items.empty()) {
-        out += "[]";
-        return;
-      }
-      out += "[\n";
-      const int inner = indent + step;
-      bool first = true;
-      for (const auto& item : items) {
-        if (!first) out += ",\n";
-        first = false;
-        out.append(static_cast<size_t>(inner), ' ');
-        Append(out, item, step, inner);
-      }
-      out += '\n';
-      out.append(static_cast<size_t>(indent), ' ');
-      out += ']';
+    case Json::value_t::array:
+      AppendContainer(
+          out, value.get_ref<const Json::array_t&>(), '[', ']', step, indent,
+          [&](const Json& item, int inner) { Append(out, item, step, inner); });
       return;
-    }
     case Json::value_t::string:
       AppendString(out, value.get_ref<const std::string&>());
       return;
