@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "emit/json_build.h"
 #include "emit/json_text.h"
 #include "model/routes.h"
 
@@ -159,11 +160,11 @@ class PlanBuilder {
       std::string unique = name;
       for (int i = 2; !names.insert(unique).second; ++i)
         unique = name + "_" + std::to_string(i);
-      Json expect = {{"status", "SUCCEEDED"}, {"states", p->states}};
+      Json expect = JsonObject("status", "SUCCEEDED", "states", p->states);
       if (!p->outcome.empty()) expect["outcome"] = p->outcome;
       if (!p->quarantine_reason.empty())
         expect["quarantine_reason"] = p->quarantine_reason;
-      Json c = Case(unique, *p, Script(*p), expect,
+      Json c = Case(unique, *p, Script(*p), std::move(expect),
                     "Choice branches: " + Join(p->branches));
       case_names[p] = unique;
       const std::optional<Json>& host = hosts[p] = HostForPath(*p);
@@ -251,19 +252,18 @@ class PlanBuilder {
     states.insert(states.end(), end->states.begin(), end->states.end());
     std::optional<Json> jobrun = JobRunAlong(states, "", "TERMINAL");
     if (!jobrun) return std::nullopt;
-    Json expect = {{"jobrun", *jobrun},
-                   {"events", Json::array()},
-                   {"attempts", {{begin->name, 0}}}};
-    return Json{
-        {"name", "invalid_input_without_" + dropped->name},
-        {"note", "an input without '" + dropped->name + "' fails TERMINAL at " +
-                     begin->name + ": recorded FAILED, nothing published"},
-        {"input", *input},
-        {"script", Json::object()},
-        {"expect", {{"status", end->failed ? "FAILED" : "SUCCEEDED"}}},
-        {"host_only", true},
-        {"host",
-         {{"input", *input}, {"domain", Json::object()}, {"expect", expect}}}};
+    Json expect =
+        JsonObject("jobrun", std::move(*jobrun), "events", Json::array(),
+                   "attempts", JsonObject(begin->name, 0));
+    return JsonObject(
+        "name", "invalid_input_without_" + dropped->name, "note",
+        "an input without '" + dropped->name + "' fails TERMINAL at " +
+            begin->name + ": recorded FAILED, nothing published",
+        "input", *input, "script", Json::object(), "expect",
+        JsonObject("status", end->failed ? "FAILED" : "SUCCEEDED"), "host_only",
+        true, "host",
+        JsonObject("input", *input, "domain", Json::object(), "expect",
+                   std::move(expect)));
   }
 
   // A scenario the author wrote: host mode only, its answers and
@@ -274,17 +274,17 @@ class PlanBuilder {
       Json list = Json::array();
       for (const auto& a : answers) {
         if (!a.throw_error.empty())
-          list.push_back({{"throw", a.throw_error}, {"cause", a.cause}});
+          list.push_back(JsonObject("throw", a.throw_error, "cause", a.cause));
         else
-          list.push_back({{"set", a.set}});
+          list.push_back(JsonObject("set", a.set));
       }
-      domain[task] = list;
+      domain[task] = std::move(list);
     }
-    Json jobrun = {{"status", sc.jobrun}};
+    Json jobrun = JsonObject("status", sc.jobrun);
     if (!sc.outcome.empty()) jobrun["outcome"] = sc.outcome;
     if (!sc.classification.empty())
       jobrun["error_classification"] = sc.classification;
-    Json expect = {{"jobrun", jobrun}};
+    Json expect = JsonObject("jobrun", std::move(jobrun));
     if (sc.events_given) expect["events"] = sc.events;
     if (sc.path_given) {
       Json all = Json::array();
@@ -295,25 +295,22 @@ class PlanBuilder {
             all.push_back(item.name);
       }
       expect["path"] = sc.path;
-      expect["path_filter"] = all;
+      expect["path_filter"] = std::move(all);
     }
     if (!sc.not_invoked.empty()) expect["not_invoked"] = sc.not_invoked;
     if (!sc.attempts.empty()) {
       Json attempts = Json::object();
       for (const auto& [task, n] : sc.attempts) attempts[task] = n;
-      expect["attempts"] = attempts;
+      expect["attempts"] = std::move(attempts);
     }
-    Json c = {{"name", "scenario_" + sc.name},
-              {"note",
-               sc.description.empty() ? "scenario " + sc.name : sc.description},
-              {"input", sc.input},
-              {"script", Json::object()},
-              {"expect",
-               {{"status", sc.jobrun == "FAILED" ? "FAILED" : "SUCCEEDED"}}},
-              {"host_only", true},
-              {"host",
-               {{"input", sc.input}, {"domain", domain}, {"expect", expect}}}};
-    return c;
+    return JsonObject(
+        "name", "scenario_" + sc.name, "note",
+        sc.description.empty() ? "scenario " + sc.name : sc.description,
+        "input", sc.input, "script", Json::object(), "expect",
+        JsonObject("status", sc.jobrun == "FAILED" ? "FAILED" : "SUCCEEDED"),
+        "host_only", true, "host",
+        JsonObject("input", sc.input, "domain", std::move(domain), "expect",
+                   std::move(expect)));
   }
 
  private:
@@ -338,22 +335,16 @@ class PlanBuilder {
 
   Json Case(const std::string& name, const PathPlan& p, Json script,
             Json expect, const std::string& note) const {
-    return Json{{"name", name},
-                {"note", note},
-                {"input", Input(p)},
-                {"script", std::move(script)},
-                {"expect", std::move(expect)}};
+    return JsonObject("name", name, "note", note, "input", Input(p), "script",
+                      std::move(script), "expect", std::move(expect));
   }
 
   // A case that runs as the case `base` does but for the Tasks in `script`
   // (conformance.h: "base").
   static Json BasedCase(const std::string& name, const std::string& base,
                         Json script, Json expect, const std::string& note) {
-    return Json{{"name", name},
-                {"note", note},
-                {"base", base},
-                {"script", std::move(script)},
-                {"expect", std::move(expect)}};
+    return JsonObject("name", name, "note", note, "base", base, "script",
+                      std::move(script), "expect", std::move(expect));
   }
 
   // The path's input: its document without what a domain Task produces
@@ -382,11 +373,11 @@ class PlanBuilder {
   // empty item.
   Json SuccessEntry(const PathPlan& p, const State& task) const {
     if (EnclosingMap(task.name)) return ItemEntry(p.item_doc, task);
-    if (!IsDomainTask(&task)) return {{"set", BuiltinFields(p)}};
+    if (!IsDomainTask(&task)) return JsonObject("set", BuiltinFields(p));
     Json set = Json::object();
     for (const auto& field : task.produces)
       if (p.doc.contains(field)) set[field] = p.doc[field];
-    return {{"set", std::move(set)}};
+    return JsonObject("set", std::move(set));
   }
 
   // The path's script: "*" for the builtins, an entry per domain Task the
@@ -395,7 +386,8 @@ class PlanBuilder {
   Json Script(const PathPlan& p) const {
     Json script = Json::object();
     auto& entries = script.get_ref<Json::object_t&>();
-    entries.emplace_back("*", Json::array({{{"set", BuiltinFields(p)}}}));
+    entries.emplace_back("*",
+                         Json::array({JsonObject("set", BuiltinFields(p))}));
     std::unordered_set<std::string> added;
     for (const auto& name : p.spec_states) {
       const State* task = FindState(name);
@@ -418,8 +410,8 @@ class PlanBuilder {
     Json set = Json::object();
     for (const auto& field : task.produces)
       if (item_doc.contains(field)) set[field] = item_doc[field];
-    if (set.empty()) return {{"return", Json::object()}};
-    return {{"set", std::move(set)}};
+    if (set.empty()) return JsonObject("return", Json::object());
+    return JsonObject("set", std::move(set));
   }
 
   // ---- conditions -----------------------------------------------------
@@ -895,9 +887,10 @@ class PlanBuilder {
         expect["status"] = "FAILED";
       }
       expect["waits"] = std::move(wait_list);
-      expect["invocations"] = {{task.name, invocations}};
-      Json c = BasedCase(task.name + "_" + kind, base_name,
-                         {{task.name, outcomes}}, expect, note);
+      expect["invocations"] = JsonObject(task.name, invocations);
+      Json c =
+          BasedCase(task.name + "_" + kind, base_name,
+                    JsonObject(task.name, outcomes), std::move(expect), note);
       // Through the host: a domain Task's StepError (not Lambda's own
       // throttling or a timeout, which never reach the step logic).
       const std::string thrown = outcomes[0].value("throw", "");
@@ -931,12 +924,12 @@ class PlanBuilder {
           Json thrown_list = Json::array();
           for (const auto& o : outcomes)
             thrown_list.push_back(
-                {{"throw", o["throw"]}, {"cause", o.value("cause", "")}});
-          c["host"] = {{"domain", {{task.name, std::move(thrown_list)}}},
-                       {"expect",
-                        {{"jobrun", *jobrun},
-                         {"events", std::move(events)},
-                         {"attempts", {{task.name, invocations}}}}}};
+                JsonObject("throw", o["throw"], "cause", o.value("cause", "")));
+          c["host"] = JsonObject(
+              "domain", JsonObject(task.name, std::move(thrown_list)), "expect",
+              JsonObject("jobrun", std::move(*jobrun), "events",
+                         std::move(events), "attempts",
+                         JsonObject(task.name, invocations)));
         }
       }
       cases.push_back(std::move(c));
@@ -947,12 +940,13 @@ class PlanBuilder {
     const Json ok = SuccessEntry(base, task);
     if (retryable) {
       add("retryable_exhausted",
-          Json::array({{{"throw", retryable->error_name}, {"cause", "503"}}}),
+          Json::array(
+              {JsonObject("throw", retryable->error_name, "cause", "503")}),
           ErrorClass::kRetryable, waits, 1 + retries,
           "RETRYABLE until the retries are exhausted: 1 + MaxAttempts "
           "invocations, the spec's backoff, then the failure route");
       add("throttled",
-          Json::array({{{"throw", "Lambda.TooManyRequestsException"}}}),
+          Json::array({JsonObject("throw", "Lambda.TooManyRequestsException")}),
           ErrorClass::kRetryable, waits, 1 + retries,
           "Lambda throttling is retried like a RETRYABLE error");
       if (timeout > 0) {
@@ -966,44 +960,48 @@ class PlanBuilder {
       }
     }
     if (retryable && retries > 0) {
-      Json expect = {{"status", base.failed ? "FAILED" : "SUCCEEDED"},
-                     {"states", "base"},
-                     {"waits", Json::array({waits[0]})},
-                     {"invocations", {{task.name, 2}}}};
+      Json expect =
+          JsonObject("status", base.failed ? "FAILED" : "SUCCEEDED", "states",
+                     "base", "waits", Json::array({waits[0]}), "invocations",
+                     JsonObject(task.name, 2));
       if (!base.outcome.empty()) expect["outcome"] = base.outcome;
       Json c = BasedCase(
           task.name + "_retry_then_success", base_name,
-          {{task.name, Json::array({{{"throw", retryable->error_name}}, ok})}},
-          expect, "a RETRYABLE error, then success: the path goes on");
+          JsonObject(
+              task.name,
+              Json::array({JsonObject("throw", retryable->error_name), ok})),
+          std::move(expect),
+          "a RETRYABLE error, then success: the path goes on");
       if (IsDomainTask(&task) && base_host) {
         auto it = index.host_success.find(task.name);
         Json success = it != index.host_success.end()
                            ? *it->second
-                           : Json{{"set", Json::object()}};
+                           : JsonObject("set", Json::object());
         Json host_expect = (*base_host)["expect"];
-        host_expect["attempts"] = {{task.name, 2}};
+        host_expect["attempts"] = JsonObject(task.name, 2);
         host_expect.erase("rerun_outcome");
         host_expect.erase("rerun_domain_calls");
-        c["host"] = {
-            {"domain",
-             {{task.name, Json::array({{{"throw", retryable->error_name},
-                                        {"cause", "503"}},
-                                       success})}}},
-            {"expect", std::move(host_expect)}};
+        c["host"] = JsonObject(
+            "domain",
+            JsonObject(task.name,
+                       Json::array({JsonObject("throw", retryable->error_name,
+                                               "cause", "503"),
+                                    std::move(success)})),
+            "expect", std::move(host_expect));
       }
       cases.push_back(std::move(c));
     }
     if (terminal) {
       add("terminal",
           Json::array(
-              {{{"throw", terminal->error_name}, {"cause", "invalid"}}}),
+              {JsonObject("throw", terminal->error_name, "cause", "invalid")}),
           ErrorClass::kTerminal, Json::array(), 1,
           "a TERMINAL error is never retried");
     }
     if (quarantine) {
       add("quarantine",
           Json::array(
-              {{{"throw", quarantine->error_name}, {"cause", "review"}}}),
+              {JsonObject("throw", quarantine->error_name, "cause", "review")}),
           ErrorClass::kQuarantine, Json::array(), 1,
           "a QUARANTINE error is never retried and goes to quarantine when "
           "routed");
@@ -1085,7 +1083,9 @@ class PlanBuilder {
         set[field] = SampleFor(field);
       }
     }
-    return Json::array({{{"set", std::move(set)}}});
+    Json entries = Json::array();
+    entries.push_back(JsonObject("set", std::move(set)));
+    return entries;
   }
 
   // The events published along `states` (spec states, items included), in
@@ -1123,13 +1123,13 @@ class PlanBuilder {
     if (s.type != StateType::kTask) return std::nullopt;
     switch (s.builtin) {
       case Builtin::kFinalizeJobRunSuccess:
-        return Json{{"status", "SUCCEEDED"}, {"outcome", outcome}};
+        return JsonObject("status", "SUCCEEDED", "outcome", outcome);
       case Builtin::kFinalizeJobRunQuarantined:
-        return Json{{"status", "QUARANTINED"},
-                    {"error_classification", "QUARANTINE"}};
+        return JsonObject("status", "QUARANTINED", "error_classification",
+                          "QUARANTINE");
       case Builtin::kFinalizeJobRunFailed:
-        return Json{{"status", "FAILED"},
-                    {"error_classification", failure_class}};
+        return JsonObject("status", "FAILED", "error_classification",
+                          failure_class);
       default:
         return std::nullopt;
     }
@@ -1199,8 +1199,9 @@ class PlanBuilder {
     Json domain = HostDomain(p);
     std::optional<Json> jobrun = JobRunAlong(p.spec_states, p.outcome, "");
     if (!jobrun) return std::nullopt;
-    Json host = {{"input", *input}, {"domain", domain}};
-    Json expect = {{"jobrun", *jobrun}, {"events", EventsAlong(p.spec_states)}};
+    Json host = JsonObject("input", *input, "domain", domain);
+    Json expect =
+        JsonObject("jobrun", *jobrun, "events", EventsAlong(p.spec_states));
     if (Passes(p, Builtin::kAcquireIdempotencyLock)) {
       if (auto key = IdempotencyKey(*input, domain))
         expect["idempotency_key"] = *key;
