@@ -8,19 +8,20 @@
 #include "emit/conformance_emitter.h"
 #include "emit/docs_emitter.h"
 #include "emit/schema_emitter.h"
-#include "emit/stack_emitter.h"
 
 namespace novacat {
 
 void Emission::Start(const WorkflowSpec& spec) {
   // Three jobs of similar size per workflow, so that one large workflow
-  // keeps the cores busy too. The C++ binding embeds the definition, so
-  // it comes after it.
+  // keeps the cores busy too. The C++ binding and the workflow's share of
+  // the stack embed the definition, so they come after it.
   Workflow& w = workflows_.emplace_back();
   w.spec = &spec;
   jobs_.Add([&w] {
     w.asl = EmitAsl(*w.spec);
     w.asl_ready.store(true, std::memory_order_release);
+    w.stack_part = EmitStackPart(*w.spec, w.asl);
+    w.stack_part_ready.store(true, std::memory_order_release);
     w.cpp = EmitCpp(*w.spec, w.asl);
   });
   jobs_.Add([&w] { w.conformance = EmitConformancePlan(*w.spec); });
@@ -39,19 +40,23 @@ FileSet Emission::Finish(
   for (size_t i = 0; i < specs.size(); ++i)
     if (specs[i].get() != workflows_[i].spec)
       throw std::logic_error("Emission::Finish: not the specs started");
-  // The stack, the longest job, ahead of the queued ones. It takes each
-  // definition already emitted and emits the others itself (the same
-  // text): waiting for them could leave it waiting for a job no thread
-  // is free to run.
+  // The stack ahead of the queued jobs. It takes each workflow's share
+  // already made and makes the others itself (the same): waiting for them
+  // could leave it waiting for a job no thread is free to run. Nothing
+  // else reads a share once it is made.
   std::string stack;
   jobs_.Add(
       [&] {
-        std::vector<std::string> asl;
-        for (const Workflow& w : workflows_)
-          asl.push_back(w.asl_ready.load(std::memory_order_acquire)
-                            ? w.asl
-                            : EmitAsl(*w.spec));
-        stack = EmitStack(specs, asl);
+        std::vector<StackPart> parts;
+        for (Workflow& w : workflows_) {
+          if (w.stack_part_ready.load(std::memory_order_acquire))
+            parts.push_back(std::move(w.stack_part));
+          else if (w.asl_ready.load(std::memory_order_acquire))
+            parts.push_back(EmitStackPart(*w.spec, w.asl));
+          else
+            parts.push_back(EmitStackPart(*w.spec, EmitAsl(*w.spec)));
+        }
+        stack = EmitStack(specs, std::move(parts));
       },
       /*first=*/true);
   jobs_.Wait();

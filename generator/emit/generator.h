@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emit/cpp_emitter.h"
+#include "emit/stack_emitter.h"
 #include "model/spec.h"
 #include "support/file_set.h"
 #include "support/parallel.h"
@@ -39,6 +40,8 @@ class Emission {
     const WorkflowSpec* spec = nullptr;
     std::string asl;                     // EmitAsl(*spec)
     std::atomic<bool> asl_ready{false};  // asl is written (the stack reads it)
+    StackPart stack_part;                // EmitStackPart(*spec, asl)
+    std::atomic<bool> stack_part_ready{false};
     CppFiles cpp;
     std::string conformance;
     std::string readme;

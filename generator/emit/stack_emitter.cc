@@ -160,22 +160,288 @@ std::vector<std::string> PublishedEvents(const WorkflowSpec& spec) {
   return out;
 }
 
+// The logical id of the catalog's files (spectra the downloads validated,
+// ...): a bucket, private, encrypted, versioned, kept when the stack goes
+// (it is data), and publishing its object events to EventBridge's default
+// bus (S3 sends them nowhere else), where an object-created trigger's rule
+// listens.
+constexpr const char* kBucket = "NovaCatCatalogBucket";
+
+// One workflow's share of the stack (EmitStackPart).
+class WorkflowPartBuilder {
+ public:
+  // `asl`: EmitAsl(spec).
+  WorkflowPartBuilder(const WorkflowSpec& spec, const std::string& asl)
+      : spec_(spec), asl_(asl) {}
+
+  StackPart Build() && {
+    Workflow(spec_);
+    return std::move(part_);
+  }
+
+ private:
+  void Workflow(const WorkflowSpec& spec) {
+    const std::string p = spec.PascalName();
+    const std::string w = spec.workflow;
+    const std::string function = p + "Function";
+    const std::string machine = p + "StateMachine";
+
+    // The function. It is not named: "${AWS::StackName}-w" may exceed
+    // Lambda's 64 characters (a stack name has up to 128), so its log
+    // group's name comes from Ref, and the logs policy is its own resource
+    // (in the role it would be a cycle: role → log group → function → role).
+    Json fn;
+    fn["Description"] = fmt::format("Runs every Task of {}.", w);
+    fn["Runtime"] = "provided.al2023";
+    fn["Handler"] = w;
+    fn["Architectures"] = {"x86_64"};
+    fn["Code"] = {{"S3Bucket", Ref("ArtifactBucket")},
+                  {"S3Key", Sub("${ArtifactKeyPrefix}" + w + ".zip")}};
+    int64_t timeout = LargestTaskTimeout(spec.graph);
+    fn["Timeout"] = timeout <= 0 ? 60 : std::min(timeout, kLambdaMaxTimeout);
+    fn["MemorySize"] = kMemoryMb;
+    fn["Role"] = GetAtt(function + "Role", "Arn");
+    fn["Environment"] = {
+        {"Variables",
+         {{"NOVACAT_TABLE_NAME", Ref("NovaCatTable")},
+          {"NOVACAT_EVENT_BUS_NAME", GetAtt("NovaCatEventBus", "Name")},
+          {"NOVACAT_WORKFLOW", w}}}};
+    if (!spec.object_store.empty())
+      fn["Environment"]["Variables"]["NOVACAT_BUCKET"] = Ref(kBucket);
+    part_.resources[function] = {{"Type", "AWS::Lambda::Function"},
+                                 {"Properties", fn}};
+
+    Json table_resources = Json::array({GetAtt("NovaCatTable", "Arn")});
+    for (const auto& index : kIndexes)
+      table_resources.push_back(
+          Sub(std::string("${NovaCatTable.Arn}/index/") + index.name));
+    Json statements = Json::array(
+        {Allow(kTableActions, table_resources),
+         Allow("events:PutEvents", GetAtt("NovaCatEventBus", "Arn"))});
+    if (!spec.object_store.empty()) {
+      Json actions = spec.object_store == "read_write"
+                         ? Json::array({"s3:GetObject", "s3:PutObject"})
+                         : Json::array({"s3:GetObject"});
+      statements.push_back(
+          Allow(actions, Sub(std::string("${") + kBucket + ".Arn}/*")));
+    }
+    part_.resources[function + "Role"] = Role(
+        "lambda.amazonaws.com",
+        spec.object_store.empty() ? "TableAndEvents" : "TableEventsAndObjects",
+        std::move(statements));
+    part_.resources[function + "LogGroup"] = {
+        {"Type", "AWS::Logs::LogGroup"},
+        {"Properties",
+         {{"LogGroupName", Sub("/aws/lambda/${" + function + "}")},
+          {"RetentionInDays", kLogRetentionDays}}}};
+    part_.resources[function + "LogsPolicy"] = {
+        {"Type", "AWS::IAM::Policy"},
+        {"Properties",
+         {{"PolicyName", "Logs"},
+          {"Roles", {Ref(function + "Role")}},
+          {"PolicyDocument",
+           {{"Version", "2012-10-17"},
+            {"Statement",
+             {Allow({"logs:CreateLogStream", "logs:PutLogEvents"},
+                    GetAtt(function + "LogGroup", "Arn"))}}}}}}};
+
+    // The state machine. Unnamed for the same reason (80 characters).
+    const std::string placeholder = "${" + p + "FunctionArn}";
+    Json sm;
+    sm["StateMachineType"] = spec.type;
+    sm["DefinitionString"] = {
+        {"Fn::Sub",
+         {AslForFnSub(asl_, placeholder),
+          {{p + "FunctionArn", GetAtt(function, "Arn")}}}}};
+    sm["RoleArn"] = GetAtt(machine + "Role", "Arn");
+    sm["LoggingConfiguration"] = {
+        {"Level", "ERROR"},
+        {"IncludeExecutionData", false},
+        {"Destinations",
+         {{{"CloudWatchLogsLogGroup",
+            {{"LogGroupArn", GetAtt(machine + "LogGroup", "Arn")}}}}}}};
+    part_.resources[machine] = {{"Type", "AWS::StepFunctions::StateMachine"},
+                                {"Properties", sm}};
+    part_.resources[machine + "Role"] = Role(
+        "states.amazonaws.com", "InvokeFunctionAndLog",
+        Json::array(
+            {Allow("lambda:InvokeFunction",
+                   {GetAtt(function, "Arn"), Sub("${" + function + ".Arn}:*")}),
+             Allow(kLogDeliveryActions, "*")}));
+    part_.resources[machine + "LogGroup"] = {
+        {"Type", "AWS::Logs::LogGroup"},
+        {"Properties",
+         {{"LogGroupName",
+           Sub("/aws/vendedlogs/states/${AWS::StackName}-" + p)},
+          {"RetentionInDays", kLogRetentionDays}}}};
+
+    part_.resources[p + "FailedExecutionsAlarm"] = {
+        {"Type", "AWS::CloudWatch::Alarm"},
+        {"Properties",
+         {{"AlarmDescription", fmt::format("An execution of {} failed.", w)},
+          {"Namespace", "AWS/States"},
+          {"MetricName", "ExecutionsFailed"},
+          {"Dimensions",
+           {{{"Name", "StateMachineArn"}, {"Value", Ref(machine)}}}},
+          {"Statistic", "Sum"},
+          {"Period", 300},
+          {"EvaluationPeriods", 1},
+          {"Threshold", 1},
+          {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
+          {"TreatMissingData", "notBreaching"}}}};
+
+    Schedules(spec, function, machine);
+    ObjectCreatedRules(spec, machine);
+
+    part_.outputs[machine + "Arn"] = {
+        {"Description", fmt::format("The {} state machine.", w)},
+        {"Value", Ref(machine)}};
+    part_.outputs[function + "Arn"] = {
+        {"Description", fmt::format("The {} function.", w)},
+        {"Value", GetAtt(function, "Arn")}};
+  }
+
+  // One EventBridge Scheduler schedule per `scheduled` trigger, <P>Schedule,
+  // <P>Schedule2, ... in trigger order. A fixed-input schedule starts the
+  // state machine with its input. A `for_each: nova` schedule invokes the
+  // function instead, with {"for_each": "nova", "input": ...}: the function
+  // publishes the input event once per nova (runtime/include/novacat/
+  // store/for_each_nova.h, Source the workflow, DetailType its input
+  // event), and the rule <P>ScheduleRoute starts the state machine with
+  // each event's detail.
+  void Schedules(const WorkflowSpec& spec, const std::string& function,
+                 const std::string& machine) {
+    const std::string p = spec.PascalName();
+    const std::string& w = spec.workflow;
+    int n = 0;
+    bool per_nova = false;
+    for (const auto& t : spec.triggers) {
+      if (t.kind != "scheduled" || !t.schedule) continue;
+      const Schedule& schedule = *t.schedule;
+      const std::string id =
+          p + "Schedule" + (++n == 1 ? std::string() : std::to_string(n));
+      const bool each_nova = schedule.for_each == "nova";
+      per_nova = per_nova || each_nova;
+      Json target = {
+          {"Arn", each_nova ? GetAtt(function, "Arn") : Ref(machine)},
+          {"RoleArn", GetAtt(id + "Role", "Arn")},
+          {"Input",
+           each_nova
+               ? Json{{"for_each", "nova"}, {"input", schedule.input}}.dump()
+               : schedule.input.dump()}};
+      part_.resources[id] = {
+          {"Type", "AWS::Scheduler::Schedule"},
+          {"Properties",
+           {{"Description", fmt::format("Starts {}{} ({}).", w,
+                                        each_nova ? " once per nova" : "",
+                                        schedule.expression)},
+            {"ScheduleExpression", schedule.expression},
+            {"FlexibleTimeWindow", {{"Mode", "OFF"}}},
+            {"Target", target}}}};
+      part_.resources[id + "Role"] =
+          each_nova ? Role("scheduler.amazonaws.com", "InvokeFunction",
+                           Json::array({Allow("lambda:InvokeFunction",
+                                              GetAtt(function, "Arn"))}))
+                    : StartExecutionRole("scheduler.amazonaws.com", machine);
+    }
+    if (!per_nova) return;
+    const std::string route = p + "ScheduleRoute";
+    part_.resources[route] = {
+        {"Type", "AWS::Events::Rule"},
+        {"Properties",
+         {{"Description",
+           fmt::format("{}'s per-nova schedule: each {} event it publishes "
+                       "starts {}.",
+                       w, spec.input_event, w)},
+          {"EventBusName", GetAtt("NovaCatEventBus", "Name")},
+          {"EventPattern",
+           {{"source", {w}}, {"detail-type", {spec.input_event}}}},
+          {"State", "ENABLED"},
+          {"Targets",
+           {{{"Id", w.substr(0, 64)},
+             {"Arn", Ref(machine)},
+             {"RoleArn", GetAtt(route + "Role", "Arn")},
+             {"InputPath", "$.detail"}}}}}}};
+    part_.resources[route + "Role"] =
+        StartExecutionRole("events.amazonaws.com", machine);
+  }
+
+  // One rule per `object_created` trigger, <P>ObjectCreated,
+  // <P>ObjectCreated2, ... in trigger order, on EventBridge's default bus
+  // (where S3 sends the catalog bucket's events): S3's Object Created events
+  // of the bucket whose key starts with the prefix start the state machine
+  // with the input event built from the event's detail by an
+  // InputTransformer (placeholders outside quotes: EventBridge writes each
+  // value as JSON, a string quoted and escaped). byte_length is passed only
+  // when the input event declares it (checked: object-created-input).
+  void ObjectCreatedRules(const WorkflowSpec& spec,
+                          const std::string& machine) {
+    const std::string p = spec.PascalName();
+    const EventDef* input = spec.FindEvent(spec.input_event);
+    const bool with_size = input && input->FindField("byte_length");
+    int n = 0;
+    for (const auto& t : spec.triggers) {
+      if (t.kind != "object_created" || !t.object_created) continue;
+      const std::string id =
+          p + "ObjectCreated" + (++n == 1 ? std::string() : std::to_string(n));
+      Json paths = {{"bucket", "$.detail.bucket.name"},
+                    {"key", "$.detail.object.key"},
+                    {"etag", "$.detail.object.etag"}};
+      std::string input_template =
+          R"({"bucket": <bucket>, "key": <key>, "etag": <etag>)";
+      if (with_size) {
+        paths["size"] = "$.detail.object.size";
+        input_template += ", \"byte_length\": <size>";
+      }
+      input_template += "}";
+      part_.resources[id] = {
+          {"Type", "AWS::Events::Rule"},
+          {"Properties",
+           {{"Description",
+             fmt::format("Objects created under {} in the catalog's bucket "
+                         "start {}.",
+                         t.object_created->prefix, spec.workflow)},
+            {"EventPattern",
+             {{"source", {"aws.s3"}},
+              {"detail-type", {"Object Created"}},
+              {"detail",
+               {{"bucket", {{"name", {Ref(kBucket)}}}},
+                {"object",
+                 {{"key", {{{"prefix", t.object_created->prefix}}}}}}}}}},
+            {"State", "ENABLED"},
+            {"Targets",
+             {{{"Id", spec.workflow.substr(0, 64)},
+               {"Arn", Ref(machine)},
+               {"RoleArn", GetAtt(id + "Role", "Arn")},
+               {"InputTransformer",
+                {{"InputPathsMap", paths},
+                 {"InputTemplate", input_template}}}}}}}}};
+      part_.resources[id + "Role"] =
+          StartExecutionRole("events.amazonaws.com", machine);
+    }
+  }
+
+  const WorkflowSpec& spec_;
+  const std::string& asl_;
+  StackPart part_;
+};
+
 class StackBuilder {
  public:
   // Workflows in name order: the stack does not depend on the order of the
   // command line.
-  // `asl`: EmitAsl of each of `specs`, in the same order, or empty (then
-  // emitted here).
+  // `parts`: EmitStackPart of each of `specs`, in the same order.
   StackBuilder(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
-               const std::vector<std::string>& asl) {
-    for (size_t i = 0; i < specs.size(); ++i) {
+               std::vector<StackPart> parts) {
+    std::vector<size_t> order(specs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return specs[a]->workflow < specs[b]->workflow;
+    });
+    for (size_t i : order) {
       specs_.push_back(specs[i].get());
-      if (i < asl.size()) asl_[specs[i].get()] = &asl[i];
+      parts_.push_back(std::move(parts[i]));
     }
-    std::stable_sort(specs_.begin(), specs_.end(),
-                     [](const WorkflowSpec* a, const WorkflowSpec* b) {
-                       return a->workflow < b->workflow;
-                     });
   }
 
   Json Build() {
@@ -201,7 +467,13 @@ class StackBuilder {
           {"Description", "The catalog's bucket (downloaded spectra, ...)."},
           {"Value", Ref(kBucket)}};
     }
-    for (const auto& s : specs_) Workflow(*s);
+    // Each workflow's resources and outputs, as if added here in turn.
+    for (StackPart& part : parts_) {
+      for (auto& [key, value] : part.resources.items())
+        resources_[key] = std::move(value);
+      for (auto& [key, value] : part.outputs.items())
+        outputs_[key] = std::move(value);
+    }
     Routes();
     root["Resources"] = std::move(resources_);
     outputs_["NovaCatTableName"] = {
@@ -269,11 +541,7 @@ class StackBuilder {
             {"Properties", properties}};
   }
 
-  // The catalog's files (spectra the downloads validated, ...): private,
-  // encrypted, versioned, kept when the stack goes (it is data), and
-  // publishing its object events to EventBridge's default bus (S3 sends
-  // them nowhere else), where an object-created trigger's rule listens.
-  static constexpr const char* kBucket = "NovaCatCatalogBucket";
+  // The catalog's bucket, kBucket.
   static Json CatalogBucket() {
     return {
         {"Type", "AWS::S3::Bucket"},
@@ -292,247 +560,6 @@ class StackBuilder {
           {"VersioningConfiguration", {{"Status", "Enabled"}}},
           {"NotificationConfiguration",
            {{"EventBridgeConfiguration", {{"EventBridgeEnabled", true}}}}}}}};
-  }
-
-  void Workflow(const WorkflowSpec& spec) {
-    const std::string p = spec.PascalName();
-    const std::string w = spec.workflow;
-    const std::string function = p + "Function";
-    const std::string machine = p + "StateMachine";
-
-    // The function. It is not named: "${AWS::StackName}-w" may exceed
-    // Lambda's 64 characters (a stack name has up to 128), so its log
-    // group's name comes from Ref, and the logs policy is its own resource
-    // (in the role it would be a cycle: role → log group → function → role).
-    Json fn;
-    fn["Description"] = fmt::format("Runs every Task of {}.", w);
-    fn["Runtime"] = "provided.al2023";
-    fn["Handler"] = w;
-    fn["Architectures"] = {"x86_64"};
-    fn["Code"] = {{"S3Bucket", Ref("ArtifactBucket")},
-                  {"S3Key", Sub("${ArtifactKeyPrefix}" + w + ".zip")}};
-    int64_t timeout = LargestTaskTimeout(spec.graph);
-    fn["Timeout"] = timeout <= 0 ? 60 : std::min(timeout, kLambdaMaxTimeout);
-    fn["MemorySize"] = kMemoryMb;
-    fn["Role"] = GetAtt(function + "Role", "Arn");
-    fn["Environment"] = {
-        {"Variables",
-         {{"NOVACAT_TABLE_NAME", Ref("NovaCatTable")},
-          {"NOVACAT_EVENT_BUS_NAME", GetAtt("NovaCatEventBus", "Name")},
-          {"NOVACAT_WORKFLOW", w}}}};
-    if (!spec.object_store.empty())
-      fn["Environment"]["Variables"]["NOVACAT_BUCKET"] = Ref(kBucket);
-    resources_[function] = {{"Type", "AWS::Lambda::Function"},
-                            {"Properties", fn}};
-
-    Json table_resources = Json::array({GetAtt("NovaCatTable", "Arn")});
-    for (const auto& index : kIndexes)
-      table_resources.push_back(
-          Sub(std::string("${NovaCatTable.Arn}/index/") + index.name));
-    Json statements = Json::array(
-        {Allow(kTableActions, table_resources),
-         Allow("events:PutEvents", GetAtt("NovaCatEventBus", "Arn"))});
-    if (!spec.object_store.empty()) {
-      Json actions = spec.object_store == "read_write"
-                         ? Json::array({"s3:GetObject", "s3:PutObject"})
-                         : Json::array({"s3:GetObject"});
-      statements.push_back(
-          Allow(actions, Sub(std::string("${") + kBucket + ".Arn}/*")));
-    }
-    resources_[function + "Role"] = Role(
-        "lambda.amazonaws.com",
-        spec.object_store.empty() ? "TableAndEvents" : "TableEventsAndObjects",
-        std::move(statements));
-    resources_[function + "LogGroup"] = {
-        {"Type", "AWS::Logs::LogGroup"},
-        {"Properties",
-         {{"LogGroupName", Sub("/aws/lambda/${" + function + "}")},
-          {"RetentionInDays", kLogRetentionDays}}}};
-    resources_[function + "LogsPolicy"] = {
-        {"Type", "AWS::IAM::Policy"},
-        {"Properties",
-         {{"PolicyName", "Logs"},
-          {"Roles", {Ref(function + "Role")}},
-          {"PolicyDocument",
-           {{"Version", "2012-10-17"},
-            {"Statement",
-             {Allow({"logs:CreateLogStream", "logs:PutLogEvents"},
-                    GetAtt(function + "LogGroup", "Arn"))}}}}}}};
-
-    // The state machine. Unnamed for the same reason (80 characters).
-    const std::string placeholder = "${" + p + "FunctionArn}";
-    Json sm;
-    sm["StateMachineType"] = spec.type;
-    sm["DefinitionString"] = {
-        {"Fn::Sub",
-         {AslForFnSub(Asl(spec), placeholder),
-          {{p + "FunctionArn", GetAtt(function, "Arn")}}}}};
-    sm["RoleArn"] = GetAtt(machine + "Role", "Arn");
-    sm["LoggingConfiguration"] = {
-        {"Level", "ERROR"},
-        {"IncludeExecutionData", false},
-        {"Destinations",
-         {{{"CloudWatchLogsLogGroup",
-            {{"LogGroupArn", GetAtt(machine + "LogGroup", "Arn")}}}}}}};
-    resources_[machine] = {{"Type", "AWS::StepFunctions::StateMachine"},
-                           {"Properties", sm}};
-    resources_[machine + "Role"] = Role(
-        "states.amazonaws.com", "InvokeFunctionAndLog",
-        Json::array(
-            {Allow("lambda:InvokeFunction",
-                   {GetAtt(function, "Arn"), Sub("${" + function + ".Arn}:*")}),
-             Allow(kLogDeliveryActions, "*")}));
-    resources_[machine + "LogGroup"] = {
-        {"Type", "AWS::Logs::LogGroup"},
-        {"Properties",
-         {{"LogGroupName",
-           Sub("/aws/vendedlogs/states/${AWS::StackName}-" + p)},
-          {"RetentionInDays", kLogRetentionDays}}}};
-
-    resources_[p + "FailedExecutionsAlarm"] = {
-        {"Type", "AWS::CloudWatch::Alarm"},
-        {"Properties",
-         {{"AlarmDescription", fmt::format("An execution of {} failed.", w)},
-          {"Namespace", "AWS/States"},
-          {"MetricName", "ExecutionsFailed"},
-          {"Dimensions",
-           {{{"Name", "StateMachineArn"}, {"Value", Ref(machine)}}}},
-          {"Statistic", "Sum"},
-          {"Period", 300},
-          {"EvaluationPeriods", 1},
-          {"Threshold", 1},
-          {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
-          {"TreatMissingData", "notBreaching"}}}};
-
-    Schedules(spec, function, machine);
-    ObjectCreatedRules(spec, machine);
-
-    outputs_[machine + "Arn"] = {
-        {"Description", fmt::format("The {} state machine.", w)},
-        {"Value", Ref(machine)}};
-    outputs_[function + "Arn"] = {
-        {"Description", fmt::format("The {} function.", w)},
-        {"Value", GetAtt(function, "Arn")}};
-  }
-
-  // One EventBridge Scheduler schedule per `scheduled` trigger, <P>Schedule,
-  // <P>Schedule2, ... in trigger order. A fixed-input schedule starts the
-  // state machine with its input. A `for_each: nova` schedule invokes the
-  // function instead, with {"for_each": "nova", "input": ...}: the function
-  // publishes the input event once per nova (runtime/include/novacat/
-  // store/for_each_nova.h, Source the workflow, DetailType its input
-  // event), and the rule <P>ScheduleRoute starts the state machine with
-  // each event's detail.
-  void Schedules(const WorkflowSpec& spec, const std::string& function,
-                 const std::string& machine) {
-    const std::string p = spec.PascalName();
-    const std::string& w = spec.workflow;
-    int n = 0;
-    bool per_nova = false;
-    for (const auto& t : spec.triggers) {
-      if (t.kind != "scheduled" || !t.schedule) continue;
-      const Schedule& schedule = *t.schedule;
-      const std::string id =
-          p + "Schedule" + (++n == 1 ? std::string() : std::to_string(n));
-      const bool each_nova = schedule.for_each == "nova";
-      per_nova = per_nova || each_nova;
-      Json target = {
-          {"Arn", each_nova ? GetAtt(function, "Arn") : Ref(machine)},
-          {"RoleArn", GetAtt(id + "Role", "Arn")},
-          {"Input",
-           each_nova
-               ? Json{{"for_each", "nova"}, {"input", schedule.input}}.dump()
-               : schedule.input.dump()}};
-      resources_[id] = {
-          {"Type", "AWS::Scheduler::Schedule"},
-          {"Properties",
-           {{"Description", fmt::format("Starts {}{} ({}).", w,
-                                        each_nova ? " once per nova" : "",
-                                        schedule.expression)},
-            {"ScheduleExpression", schedule.expression},
-            {"FlexibleTimeWindow", {{"Mode", "OFF"}}},
-            {"Target", target}}}};
-      resources_[id + "Role"] =
-          each_nova ? Role("scheduler.amazonaws.com", "InvokeFunction",
-                           Json::array({Allow("lambda:InvokeFunction",
-                                              GetAtt(function, "Arn"))}))
-                    : StartExecutionRole("scheduler.amazonaws.com", machine);
-    }
-    if (!per_nova) return;
-    const std::string route = p + "ScheduleRoute";
-    resources_[route] = {
-        {"Type", "AWS::Events::Rule"},
-        {"Properties",
-         {{"Description",
-           fmt::format("{}'s per-nova schedule: each {} event it publishes "
-                       "starts {}.",
-                       w, spec.input_event, w)},
-          {"EventBusName", GetAtt("NovaCatEventBus", "Name")},
-          {"EventPattern",
-           {{"source", {w}}, {"detail-type", {spec.input_event}}}},
-          {"State", "ENABLED"},
-          {"Targets",
-           {{{"Id", w.substr(0, 64)},
-             {"Arn", Ref(machine)},
-             {"RoleArn", GetAtt(route + "Role", "Arn")},
-             {"InputPath", "$.detail"}}}}}}};
-    resources_[route + "Role"] =
-        StartExecutionRole("events.amazonaws.com", machine);
-  }
-
-  // One rule per `object_created` trigger, <P>ObjectCreated,
-  // <P>ObjectCreated2, ... in trigger order, on EventBridge's default bus
-  // (where S3 sends the catalog bucket's events): S3's Object Created events
-  // of the bucket whose key starts with the prefix start the state machine
-  // with the input event built from the event's detail by an
-  // InputTransformer (placeholders outside quotes: EventBridge writes each
-  // value as JSON, a string quoted and escaped). byte_length is passed only
-  // when the input event declares it (checked: object-created-input).
-  void ObjectCreatedRules(const WorkflowSpec& spec,
-                          const std::string& machine) {
-    const std::string p = spec.PascalName();
-    const EventDef* input = spec.FindEvent(spec.input_event);
-    const bool with_size = input && input->FindField("byte_length");
-    int n = 0;
-    for (const auto& t : spec.triggers) {
-      if (t.kind != "object_created" || !t.object_created) continue;
-      const std::string id =
-          p + "ObjectCreated" + (++n == 1 ? std::string() : std::to_string(n));
-      Json paths = {{"bucket", "$.detail.bucket.name"},
-                    {"key", "$.detail.object.key"},
-                    {"etag", "$.detail.object.etag"}};
-      std::string input_template =
-          R"({"bucket": <bucket>, "key": <key>, "etag": <etag>)";
-      if (with_size) {
-        paths["size"] = "$.detail.object.size";
-        input_template += ", \"byte_length\": <size>";
-      }
-      input_template += "}";
-      resources_[id] = {
-          {"Type", "AWS::Events::Rule"},
-          {"Properties",
-           {{"Description",
-             fmt::format("Objects created under {} in the catalog's bucket "
-                         "start {}.",
-                         t.object_created->prefix, spec.workflow)},
-            {"EventPattern",
-             {{"source", {"aws.s3"}},
-              {"detail-type", {"Object Created"}},
-              {"detail",
-               {{"bucket", {{"name", {Ref(kBucket)}}}},
-                {"object",
-                 {{"key", {{{"prefix", t.object_created->prefix}}}}}}}}}},
-            {"State", "ENABLED"},
-            {"Targets",
-             {{{"Id", spec.workflow.substr(0, 64)},
-               {"Arn", Ref(machine)},
-               {"RoleArn", GetAtt(id + "Role", "Arn")},
-               {"InputTransformer",
-                {{"InputPathsMap", paths},
-                 {"InputTemplate", input_template}}}}}}}}};
-      resources_[id + "Role"] =
-          StartExecutionRole("events.amazonaws.com", machine);
-    }
   }
 
   // One rule per (publisher A, event E, consumer C) where C's input event
@@ -566,14 +593,8 @@ class StackBuilder {
     }
   }
 
-  // The definition of `spec`: given, or emitted.
-  std::string Asl(const WorkflowSpec& spec) const {
-    auto given = asl_.find(&spec);
-    return given != asl_.end() ? *given->second : EmitAsl(spec);
-  }
-
-  std::vector<const WorkflowSpec*> specs_;
-  std::map<const WorkflowSpec*, const std::string*> asl_;
+  std::vector<const WorkflowSpec*> specs_;  // in name order
+  std::vector<StackPart> parts_;            // parts_[i]: specs_[i]'s
   Json resources_ = Json::object();
   Json outputs_ = Json::object();
 };
@@ -593,13 +614,20 @@ std::string EscapeForFnSub(const std::string& text) {
   return out;
 }
 
+StackPart EmitStackPart(const WorkflowSpec& spec, const std::string& asl) {
+  return WorkflowPartBuilder(spec, asl).Build();
+}
+
 std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
-  return EmitStack(specs, {});
+  std::vector<StackPart> parts;
+  for (const auto& spec : specs)
+    parts.push_back(EmitStackPart(*spec, EmitAsl(*spec)));
+  return EmitStack(specs, std::move(parts));
 }
 
 std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
-                      const std::vector<std::string>& asl) {
-  return PrettyJson(StackBuilder(specs, asl).Build(), 2) + "\n";
+                      std::vector<StackPart> parts) {
+  return PrettyJson(StackBuilder(specs, std::move(parts)).Build(), 2) + "\n";
 }
 
 }  // namespace novacat

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,21 @@ inline constexpr const char* kStackPath = "stack.template.json";
 // have passed the checker. Workflows appear in name order; same specs,
 // same bytes.
 std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs);
-// As EmitStack, with each spec's definition already emitted: `asl[i]` must
-// be EmitAsl(*specs[i]) (EmitAll emits it once for its files and the stack).
+// One workflow's share of the stack: its function, state machine, roles,
+// log groups, alarm, schedules and object-created rules (resources), and
+// its outputs, each in the stack's order. `asl` must be EmitAsl(spec).
+// Built on its own so that each workflow's share is made as soon as its
+// definition is (Emission); the stack joins them.
+struct StackPart {
+  nlohmann::ordered_json resources = nlohmann::ordered_json::object();
+  nlohmann::ordered_json outputs = nlohmann::ordered_json::object();
+};
+StackPart EmitStackPart(const WorkflowSpec& spec, const std::string& asl);
+
+// As EmitStack, with each spec's share already made: `parts[i]` must be
+// EmitStackPart(*specs[i], EmitAsl(*specs[i])).
 std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
-                      const std::vector<std::string>& asl);
+                      std::vector<StackPart> parts);
 
 // `text` with every "${" written "${!": Fn::Sub then leaves it literal.
 std::string EscapeForFnSub(const std::string& text);
