@@ -8,6 +8,7 @@
 #include <set>
 
 #include "check/backoff.h"
+#include "emit/json_build.h"
 #include "emit/json_text.h"
 #include "model/routes.h"
 
@@ -61,7 +62,7 @@ class AslBuilder {
     auto& entries = states.get_ref<Json::object_t&>();
     std::set<std::string> emitted;
     for (const auto& s : graph.states) {
-      entries.emplace_back(s.name, BuildState(graph, s));
+      AppendMember(entries, s.name, BuildState(graph, s));
       for (const Transition* t : s.Transitions()) {
         if (!HasMark(*t)) continue;
         std::string name = Next(*t);
@@ -79,14 +80,17 @@ class AslBuilder {
           pass["ResultPath"] = "$.quarantine_reason";
         }
         pass["Next"] = t->target;
-        entries.emplace_back(name, pass);
+        AppendMember(entries, name, std::move(pass));
       }
     }
     return states;
   }
 
   Json BuildState(const StateGraph& graph, const State& s) {
-    Json out;
+    // Room for every field a state has: an ordered_json object copies its
+    // members, deep, each time it grows.
+    Json out = Json::object();
+    out.get_ref<Json::object_t&>().reserve(16);
     out["Type"] = StateTypeName(s.type);
     if (!s.description.empty()) out["Comment"] = s.description;
     switch (s.type) {

@@ -11,6 +11,23 @@
 
 namespace novacat {
 
+// Appends (key, value) to an object's members. An ordered_json object's
+// members are a vector of pairs whose keys are const, so the vector cannot
+// move them: each time it grows it copies every member, deep. Here it
+// grows by moving the values (the keys are copied). For objects that grow
+// large (a definition's states, the stack's resources).
+inline void AppendMember(nlohmann::ordered_json::object_t& members,
+                         std::string key, nlohmann::ordered_json value) {
+  if (members.size() == members.capacity()) {
+    nlohmann::ordered_json::object_t grown;
+    grown.reserve(members.empty() ? 8 : 2 * members.size());
+    for (auto& member : members)
+      grown.emplace_back(member.first, std::move(member.second));
+    members.swap(grown);
+  }
+  members.emplace_back(std::move(key), std::move(value));
+}
+
 inline void AppendMembers(nlohmann::ordered_json::object_t&) {}
 
 // Appends (key, value) pairs to `members` in order, each value moved or

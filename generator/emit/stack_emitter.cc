@@ -7,8 +7,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_map>
 
 #include "emit/asl_emitter.h"
+#include "emit/json_build.h"
 #include "emit/json_text.h"
 
 namespace novacat {
@@ -172,7 +174,11 @@ class WorkflowPartBuilder {
  public:
   // `asl`: EmitAsl(spec).
   WorkflowPartBuilder(const WorkflowSpec& spec, const std::string& asl)
-      : spec_(spec), asl_(asl) {}
+      : spec_(spec), asl_(asl) {
+    // Room for a workflow's dozen resources and a few triggers' more: an
+    // ordered_json object copies its members, deep, each time it grows.
+    part_.resources.get_ref<Json::object_t&>().reserve(32);
+  }
 
   StackPart Build() && {
     Workflow(spec_);
@@ -469,10 +475,8 @@ class StackBuilder {
     }
     // Each workflow's resources and outputs, as if added here in turn.
     for (StackPart& part : parts_) {
-      for (auto& [key, value] : part.resources.items())
-        resources_[key] = std::move(value);
-      for (auto& [key, value] : part.outputs.items())
-        outputs_[key] = std::move(value);
+      Merge(resources_, std::move(part.resources));
+      Merge(outputs_, std::move(part.outputs));
     }
     Routes();
     root["Resources"] = std::move(resources_);
@@ -541,6 +545,23 @@ class StackBuilder {
             {"Properties", properties}};
   }
 
+  // to[key] = value for each member of `from`, in order: a key `to` has
+  // keeps its place. Keys are found through an index (ordered_json's
+  // operator[] compares the key with every member).
+  static void Merge(Json& to, Json&& from) {
+    auto& members = to.get_ref<Json::object_t&>();
+    std::unordered_map<std::string, size_t> index;
+    for (size_t i = 0; i < members.size(); ++i)
+      index.emplace((members.begin() + i)->first, i);
+    for (auto& [key, value] : from.get_ref<Json::object_t&>()) {
+      auto [at, added] = index.emplace(key, members.size());
+      if (added)
+        AppendMember(members, key, std::move(value));
+      else
+        (members.begin() + at->second)->second = std::move(value);
+    }
+  }
+
   // The catalog's bucket, kBucket.
   static Json CatalogBucket() {
     return {
@@ -566,13 +587,14 @@ class StackBuilder {
   // is E, in name order of A, then E's first PublishEvent, then C. A and C
   // name the rule: C has one input event, so the pair is unique.
   void Routes() {
+    Json routes = Json::object();
     for (const auto& a : specs_) {
       for (const auto& event : PublishedEvents(*a)) {
         for (const auto& c : specs_) {
           if (c == a || c->input_event != event) continue;
           const std::string id = "Route" + a->PascalName() + c->PascalName();
           const std::string machine = c->PascalName() + "StateMachine";
-          resources_[id] = {
+          routes[id] = {
               {"Type", "AWS::Events::Rule"},
               {"Properties",
                {{"Description", fmt::format("{}'s {} event starts {}.",
@@ -586,11 +608,12 @@ class StackBuilder {
                    {"Arn", Ref(machine)},
                    {"RoleArn", GetAtt(id + "Role", "Arn")},
                    {"InputPath", "$.detail"}}}}}}};
-          resources_[id + "Role"] =
+          routes[id + "Role"] =
               StartExecutionRole("events.amazonaws.com", machine);
         }
       }
     }
+    Merge(resources_, std::move(routes));
   }
 
   std::vector<const WorkflowSpec*> specs_;  // in name order
