@@ -65,6 +65,33 @@ const nlohmann::ordered_json* Find(const nlohmann::ordered_json& root,
   return at;
 }
 
+namespace {
+
+// object[name] = value, growing the object by moves when `name` is new: an
+// ordered_json object's members are pairs with const keys, which
+// std::vector copies, deep, each time it grows (a ResultPath adding a
+// field copied the whole state document).
+void SetMember(nlohmann::ordered_json& object, const std::string& name,
+               nlohmann::ordered_json value) {
+  auto& members = object.get_ref<nlohmann::ordered_json::object_t&>();
+  for (auto& member : members) {
+    if (member.first == name) {
+      member.second = std::move(value);
+      return;
+    }
+  }
+  if (members.size() == members.capacity()) {
+    nlohmann::ordered_json::object_t grown;
+    grown.reserve(members.empty() ? 4 : 2 * members.size());
+    for (auto& member : members)
+      grown.emplace_back(member.first, std::move(member.second));
+    members.swap(grown);
+  }
+  members.emplace_back(name, std::move(value));
+}
+
+}  // namespace
+
 bool Assign(nlohmann::ordered_json& root, const Path& path,
             nlohmann::ordered_json value) {
   if (path.steps.empty()) {
@@ -78,7 +105,7 @@ bool Assign(nlohmann::ordered_json& root, const Path& path,
     if (at->is_null()) *at = nlohmann::ordered_json::object();
     if (!at->is_object()) return false;
     if (i + 1 == path.steps.size()) {
-      (*at)[*name] = std::move(value);
+      SetMember(*at, *name, std::move(value));
       return true;
     }
     at = &(*at)[*name];
