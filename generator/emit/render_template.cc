@@ -1,6 +1,8 @@
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "emit/templates.h"
 
@@ -8,29 +10,45 @@ namespace novacat {
 
 namespace mustache = kainjow::mustache;
 
+namespace {
+
+// The parsed template `name` with `escape`, parsed on first use and then
+// shared by every thread (the emitters run on several). Sharing is safe
+// because rendering only reads a template: kainjow writes to one on an
+// error (a template compiled into the binary that parsed has none when
+// rendered: no partials, no lambdas) and in set_custom_escape, which is
+// called here, once, before the template is shared.
+mustache::mustache& Parsed(std::string_view name, TemplateEscape escape) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, TemplateEscape>,
+                  std::unique_ptr<mustache::mustache>>
+      parsed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_pair(std::string(name), escape);
+  auto it = parsed.find(key);
+  if (it == parsed.end()) {
+    auto tmpl =
+        std::make_unique<mustache::mustache>(std::string(TemplateText(name)));
+    if (!tmpl->is_valid()) {
+      throw std::logic_error("template " + std::string(name) + ": " +
+                             tmpl->error_message());
+    }
+    if (escape == TemplateEscape::kNone)
+      tmpl->set_custom_escape([](const std::string& s) { return s; });
+    else
+      tmpl->set_custom_escape(mustache::html_escape<std::string>);
+    it = parsed.emplace(std::move(key), std::move(tmpl)).first;
+  }
+  return *it->second;
+}
+
+}  // namespace
+
 std::string RenderTemplate(std::string_view name, const mustache::data& data,
                            TemplateEscape escape) {
-  // Per thread: rendering a parsed template sets its error state, so a
-  // template is never shared by two threads (EmitAll runs workflows in
-  // parallel).
-  thread_local std::map<std::string, std::unique_ptr<mustache::mustache>,
-                        std::less<>>
-      parsed;
-  auto it = parsed.find(name);
-  if (it == parsed.end()) {
-    it = parsed
-             .emplace(std::string(name), std::make_unique<mustache::mustache>(
-                                             std::string(TemplateText(name))))
-             .first;
-  }
-  mustache::mustache& tmpl = *it->second;
-  if (escape == TemplateEscape::kNone)
-    tmpl.set_custom_escape([](const std::string& s) { return s; });
-  else
-    tmpl.set_custom_escape(mustache::html_escape<std::string>);
+  mustache::mustache& tmpl = Parsed(name, escape);
   std::string out;
-  if (tmpl.is_valid())
-    tmpl.render(data, [&out](const std::string& text) { out += text; });
+  tmpl.render(data, [&out](const std::string& text) { out += text; });
   if (!tmpl.is_valid()) {
     throw std::logic_error("template " + std::string(name) + ": " +
                            tmpl.error_message());

@@ -15,8 +15,8 @@ std::string_view TemplateText(std::string_view name);
 enum class TemplateEscape { kNone, kHtml };
 
 // Renders templates/<name> with `data`. The template is parsed once per
-// thread and reused (parsing it for every render was a measurable part of
-// `--check`); values are HTML-escaped with kHtml (Mustache's default) and
+// process and shared by the threads (parsing it for every render, then once
+// per thread, was a measurable part of `--check`); values are HTML-escaped with kHtml (Mustache's default) and
 // left as they are with kNone (the emitter escaped them for their target).
 // Throws std::logic_error naming the template when it is not valid
 // Mustache (a bug, not bad input).
