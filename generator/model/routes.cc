@@ -61,11 +61,29 @@ Edges Reversed(const Edges& edges) {
 
 namespace {
 
+// Whether `state` is reachable from `handler`: a search that stops when it
+// gets there (every emitter asks it for every Task and catch route).
 bool Downstream(const StateGraph& graph, const std::string& handler,
                 const std::string& state) {
-  int h = graph.IndexOf(handler);
-  if (h < 0) return false;
-  return ReachableFrom(graph, h).count(graph.IndexOf(state)) > 0;
+  const int from = graph.IndexOf(handler);
+  const int target = graph.IndexOf(state);
+  if (from < 0 || target < 0) return false;
+  std::vector<char> seen(graph.states.size(), 0);
+  std::vector<int> pending = {from};
+  seen[from] = 1;
+  while (!pending.empty()) {
+    const int at = pending.back();
+    pending.pop_back();
+    if (at == target) return true;
+    for (const Transition* t : graph.states[at].Transitions()) {
+      const int to = graph.IndexOf(t->target);
+      if (to >= 0 && !seen[to]) {
+        seen[to] = 1;
+        pending.push_back(to);
+      }
+    }
+  }
+  return false;
 }
 
 }  // namespace
