@@ -1,5 +1,6 @@
 #include "emit/json_text.h"
 
+#include <array>
 #include <cstdio>
 
 namespace novacat {
@@ -17,13 +18,22 @@ void Serialize(std::string& out, const Json& value, int step, int indent) {
                   static_cast<unsigned>(step), static_cast<unsigned>(indent));
 }
 
+// kPlain[c]: byte c stands for itself in a JSON string (printable ASCII
+// but '"' and '\\').
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}();
+
 void AppendString(std::string& out, const std::string& text) {
   const size_t start = out.size();
+  out.reserve(start + text.size() + 2);
   out += '"';
   size_t run = 0;  // the first character of text not yet appended
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;
+    if (kPlain[c]) continue;
     if (c >= 0x80) {
       // A multi-byte character: nlohmann validates the string and writes
       // it, or throws as dump does.
