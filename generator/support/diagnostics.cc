@@ -1,26 +1,36 @@
 #include "support/diagnostics.h"
 
 #include <fmt/format.h>
+
 #include <algorithm>
+#include <optional>
 #include <tuple>
 
 namespace novacat {
 
 namespace {
 
-std::vector<std::string> SplitLines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string current;
-  for (char c : text) {
-    if (c == '\n') {
-      lines.push_back(current);
-      current.clear();
-    } else if (c != '\r') {
-      current.push_back(c);
+// Line `number` (from 1) of `text` without its '\r's, or nullopt past the
+// last line (a last line with nothing on it after the final '\n' is none).
+// Found when a diagnostic quotes it: a run without diagnostics splits no
+// file into lines.
+std::optional<std::string> LineOf(const std::string& text, int number) {
+  size_t start = 0;
+  for (int line = 1; start <= text.size(); ++line) {
+    size_t end = text.find('\n', start);
+    const bool last = end == std::string::npos;
+    if (last) end = text.size();
+    if (line == number) {
+      std::string out;
+      for (size_t i = start; i < end; ++i)
+        if (text[i] != '\r') out += text[i];
+      if (last && out.empty()) return std::nullopt;
+      return out;
     }
+    if (last) break;
+    start = end + 1;
   }
-  if (!current.empty()) lines.push_back(current);
-  return lines;
+  return std::nullopt;
 }
 
 // Optimal string alignment distance: Levenshtein plus adjacent swaps
@@ -57,7 +67,7 @@ const char* SeverityName(Severity s) {
 }
 
 void DiagnosticSink::AddSource(const std::string& file, std::string text) {
-  lines_by_file_[file] = SplitLines(text);
+  text_by_file_[file] = std::move(text);
 }
 
 void DiagnosticSink::Error(const SourceLocation& at, std::string rule,
@@ -111,10 +121,12 @@ std::string DiagnosticSink::Format(const Diagnostic& d) const {
   }
   if (!d.rule.empty()) out += fmt::format(" [{}]", d.rule);
   out += '\n';
-  auto file = lines_by_file_.find(at.file);
-  if (at.line > 0 && file != lines_by_file_.end() &&
-      at.line <= static_cast<int>(file->second.size())) {
-    const std::string& text = file->second[at.line - 1];
+  auto file = text_by_file_.find(at.file);
+  std::optional<std::string> line;
+  if (at.line > 0 && file != text_by_file_.end())
+    line = LineOf(file->second, at.line);
+  if (line) {
+    const std::string& text = *line;
     std::string gutter = fmt::format("{:>5}", at.line);
     out += fmt::format("{} | {}\n", gutter, text);
     int column = std::max(at.column, 1);

@@ -58,7 +58,7 @@ class DiagnosticSink {
   std::string FormatAll() const;
 
  private:
-  std::map<std::string, std::vector<std::string>> lines_by_file_;
+  std::map<std::string, std::string> text_by_file_;
   std::vector<Diagnostic> diagnostics_;
   int error_count_ = 0;
 };
