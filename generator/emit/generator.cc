@@ -18,10 +18,7 @@ void Emission::Start(const WorkflowSpec& spec) {
   Workflow& w = workflows_.emplace_back();
   w.spec = &spec;
   jobs_.Add([&w] {
-    w.asl = EmitAsl(*w.spec);
-    w.asl_ready.store(true, std::memory_order_release);
-    w.stack_part = EmitStackPart(*w.spec, w.asl);
-    w.stack_part_ready.store(true, std::memory_order_release);
+    Definition(w);
     w.cpp = EmitCpp(*w.spec, w.asl);
   });
   jobs_.Add([&w] { w.conformance = EmitConformancePlan(*w.spec); });
@@ -33,6 +30,13 @@ void Emission::Start(const WorkflowSpec& spec) {
   });
 }
 
+void Emission::Definition(Workflow& w) {
+  std::call_once(w.definition, [&w] {
+    w.asl = EmitAsl(*w.spec);
+    w.stack_part = EmitStackPart(*w.spec, w.asl);
+  });
+}
+
 FileSet Emission::Finish(
     const std::vector<std::unique_ptr<WorkflowSpec>>& specs) && {
   if (specs.size() != workflows_.size())
@@ -40,21 +44,15 @@ FileSet Emission::Finish(
   for (size_t i = 0; i < specs.size(); ++i)
     if (specs[i].get() != workflows_[i].spec)
       throw std::logic_error("Emission::Finish: not the specs started");
-  // The stack ahead of the queued jobs. It takes each workflow's share
-  // already made and makes the others itself (the same): waiting for them
-  // could leave it waiting for a job no thread is free to run. Nothing
-  // else reads a share once it is made.
+  // The stack ahead of the queued jobs, with each workflow's share (made
+  // here when its job has not started yet).
   std::string stack;
   jobs_.Add(
       [&] {
         std::vector<StackPart> parts;
         for (Workflow& w : workflows_) {
-          if (w.stack_part_ready.load(std::memory_order_acquire))
-            parts.push_back(std::move(w.stack_part));
-          else if (w.asl_ready.load(std::memory_order_acquire))
-            parts.push_back(EmitStackPart(*w.spec, w.asl));
-          else
-            parts.push_back(EmitStackPart(*w.spec, EmitAsl(*w.spec)));
+          Definition(w);
+          parts.push_back(std::move(w.stack_part));
         }
         stack = EmitStack(specs, std::move(parts));
       },

@@ -1,9 +1,9 @@
 // Runs every emitter over checked specs and collects their files.
 #pragma once
 
-#include <atomic>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,16 +38,23 @@ class Emission {
   // Each job writes its own members.
   struct Workflow {
     const WorkflowSpec* spec = nullptr;
-    std::string asl;                     // EmitAsl(*spec)
-    std::atomic<bool> asl_ready{false};  // asl is written (the stack reads it)
-    StackPart stack_part;                // EmitStackPart(*spec, asl)
-    std::atomic<bool> stack_part_ready{false};
+    // The definition and the workflow's share of the stack, made once by
+    // Definition: by the workflow's first job, or by the stack's when it
+    // gets there first.
+    std::once_flag definition;
+    std::string asl;       // EmitAsl(*spec)
+    StackPart stack_part;  // EmitStackPart(*spec, asl); the stack's job
+                           // moves it out
     CppFiles cpp;
     std::string conformance;
     std::string readme;
     std::string dot;
     std::vector<std::string> schemas;  // one per spec->events, in order
   };
+  // Makes `w`'s definition and stack share unless done; when another
+  // thread is making them, waits for it (it is running, so this ends).
+  static void Definition(Workflow& w);
+
   std::deque<Workflow> workflows_;  // a deque: jobs hold references
   JobQueue jobs_;  // last: destroyed first, it waits for the jobs
 };
