@@ -12,8 +12,9 @@
 # 3. The executor: initialize_nova's happy path against aws-local-
 #    stepfunctions (bench/initialize_nova_happy_path.json; both sides stop
 #    unless every run succeeds through its path), EXEC_SECONDS (default 3)
-#    each, ours with each RunOptions::history (none, events, full; aws-
-#    local-stepfunctions keeps every event with references to its
+#    each, the medians of EXEC_REPETITIONS (default 3) alternated runs of
+#    each side, ours with each RunOptions::history (none, events, full;
+#    aws-local-stepfunctions keeps every event with references to its
 #    documents); then the time per transition of Pass chains and Maps as they
 #    grow, as a ratio to the smallest of each (flat is 1x); then chains of
 #    2,000 and 20,000 Pass and Choice states against aws-local-stepfunctions
@@ -37,6 +38,7 @@ cmake --build build/release -j "${JOBS:-$(nproc)}" --target novacat-gen \
   generation_bench executor_bench store_bench >/dev/null
 runs=${RUNS:-20}
 exec_seconds=${EXEC_SECONDS:-3}
+exec_repetitions=${EXEC_REPETITIONS:-3}
 gen=build/release/generator/novacat-gen
 validator=tests/tools/node_modules/.bin/asl-validator
 args=()
@@ -103,7 +105,8 @@ gen_json=$(mktemp)
 exec_json=$(mktemp)
 store_json=$(mktemp)
 chain=$(mktemp)
-trap 'rm -f "$gen_json" "$exec_json" "$store_json" "$chain"' EXIT
+happy_runs=$(mktemp)
+trap 'rm -f "$gen_json" "$exec_json" "$store_json" "$chain" "$happy_runs"' EXIT
 gen_filter="BM_Generate/($(echo ${GEN_STATES:-100 1000 10000} | tr ' ' '|'))/"
 quietly build/release/generation_bench --benchmark_min_time=0.5 \
   --benchmark_repetitions="${GEN_REPETITIONS:-5}" \
@@ -116,28 +119,40 @@ summarize_sizes "$gen_json" state
 #    against aws-local-stepfunctions (same definition, same documents), and
 #    the cost per transition as definitions grow.
 echo
-echo "== 3. The executor"
-ours=$(build/release/executor_bench --benchmark_filter=InitializeNova \
-  --benchmark_min_time="$exec_seconds" --benchmark_format=json 2>/dev/null)
-theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
-  ../../bench/initialize_nova_happy_path.json "$exec_seconds")
-python3 - "$ours" "$theirs" <<'PY'
-import json, sys
-ours = json.loads(sys.argv[1])["benchmarks"]
-theirs = json.loads(sys.argv[2])
-for run in ours:
-    if run.get("error_occurred"):
-        sys.exit(f"executor_bench: {run['name']}: {run.get('error_message')}")
-print(f"aws-local-stepfunctions: {theirs['per_second']:.0f} executions/s, "
-      f"peak RSS {theirs['peak_rss_kib']/1024:.1f} MiB (the baseline)")
+echo "== 3. The executor ($exec_repetitions alternated runs of each side, medians)"
+# Ours and aws-local-stepfunctions take turns, EXEC_REPETITIONS (default 3)
+# times: one run of either moves by a third with the machine's load.
+for _ in $(seq "$exec_repetitions"); do
+  ours=$(build/release/executor_bench --benchmark_filter=InitializeNova \
+    --benchmark_min_time="$exec_seconds" --benchmark_format=json 2>/dev/null)
+  theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
+    ../../bench/initialize_nova_happy_path.json "$exec_seconds")
+  python3 -c 'import json, sys; print(json.dumps({"ours": json.loads(sys.argv[1]), "theirs": json.loads(sys.argv[2])}))' \
+    "$ours" "$theirs" >>"$happy_runs"
+done
+python3 - "$happy_runs" <<'PY'
+import json, statistics, sys
+runs = [json.loads(line) for line in open(sys.argv[1])]
+for r in runs:
+    for run in r["ours"]["benchmarks"]:
+        if run.get("error_occurred"):
+            sys.exit(f"executor_bench: {run['name']}: {run.get('error_message')}")
+theirs = [r["theirs"]["per_second"] for r in runs]
+print(f"aws-local-stepfunctions: {statistics.median(theirs):.0f} executions/s "
+      f"(runs: {', '.join(f'{t:.0f}' for t in theirs)}), peak RSS "
+      f"{max(r['theirs']['peak_rss_kib'] for r in runs)/1024:.1f} MiB (the baseline)")
 what = {"no_history": "no history (the interpreter alone)",
         "events": "every event, no document",
         "full_history": "every event with copies of its documents"}
-for run in ours:
-    kind = run["name"].split("/")[-1]
-    print(f"novacat, {what.get(kind, kind)}: {run['items_per_second']:.0f} "
-          f"executions/s, peak RSS {run['peak_rss_kib']/1024:.1f} MiB; ratio "
-          f"{run['items_per_second']/theirs['per_second']:.2f}x")
+for i, first in enumerate(runs[0]["ours"]["benchmarks"]):
+    kind = first["name"].split("/")[-1]
+    ours = [r["ours"]["benchmarks"][i]["items_per_second"] for r in runs]
+    ratios = [o / t for o, t in zip(ours, theirs)]
+    rss = max(r["ours"]["benchmarks"][i]["peak_rss_kib"] for r in runs)
+    print(f"novacat, {what.get(kind, kind)}: {statistics.median(ours):.0f} "
+          f"executions/s, peak RSS {rss/1024:.1f} MiB; ratio "
+          f"{statistics.median(ours)/statistics.median(theirs):.2f}x (each run's: "
+          f"{', '.join(f'{x:.1f}x' for x in ratios)})")
 PY
 quietly build/release/executor_bench --benchmark_filter='^BM_(PassChain|PassChoiceChain|MapItems)/' \
   --benchmark_min_time=1 --benchmark_out="$exec_json" \
