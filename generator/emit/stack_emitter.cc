@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <unordered_map>
 
 #include "emit/asl_emitter.h"
