@@ -17,6 +17,10 @@ void Emission::Start(const WorkflowSpec& spec) {
   // the stack embed the definition, so they come after it.
   Workflow& w = workflows_.emplace_back();
   w.spec = &spec;
+  // The definition (and the stack's share) ahead of every queued job: the
+  // stack waits for each workflow's, and would otherwise make the late ones
+  // itself, alone, at Finish.
+  jobs_.Add([&w] { Definition(w); }, /*first=*/true);
   jobs_.Add([&w] {
     Definition(w);
     w.cpp = EmitCpp(*w.spec, w.asl);

@@ -129,6 +129,30 @@ TEST_F(FileSetTest, CheckPrintsUnifiedDiffOfChangedAndMissingFiles) {
   EXPECT_FALSE(fs::exists(dir_ / "w/new.json"));
 }
 
+// CheckFiles compares each file in chunks as it reads it: every byte
+// counts, past the first chunk too, and so does the length.
+TEST_F(FileSetTest, CheckComparesEveryByteAndTheLength) {
+  const std::string big(200 * 1024, 'x');  // a few chunks
+  FileSet files;
+  files.Add("w/same.txt", big, "w");
+  files.Add("w/last_byte.txt", big + "a", "w");
+  files.Add("w/shorter.txt", big + "tail", "w");
+  files.Add("w/longer.txt", big, "w");
+  files.Add("w/empty.txt", "", "w");
+  WriteFiles(files, dir_.string());
+  Put("w/last_byte.txt", big + "b");
+  Put("w/shorter.txt", big + "tai");
+  Put("w/longer.txt", big + "\n");
+  EXPECT_EQ(CheckFiles(files, dir_.string()).findings,
+            (std::vector<std::pair<std::string, std::string>>{
+                {"w/last_byte.txt", "out of date"},
+                {"w/longer.txt", "out of date"},
+                {"w/shorter.txt", "out of date"}}));
+  fs::remove(dir_ / "w/empty.txt");
+  fs::create_directories(dir_ / "w/empty.txt");  // a folder is no file
+  EXPECT_EQ(CheckFiles(files, dir_.string()).findings.size(), 4u);
+}
+
 TEST_F(FileSetTest, RemovesAWorkflowsOwnOrphansAndKeepsFrozenVersions) {
   FileSet v1;
   v1.Add("w/a.json", "a\n", "w");
