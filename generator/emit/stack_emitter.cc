@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -100,31 +101,50 @@ Json StartExecutionRole(const std::string& service,
 std::string AslForFnSub(const std::string& asl,
                         const std::string& placeholder) {
   const std::string kept = "\"FunctionName\": \"" + placeholder + "\"";
+  // Inside a string, what stops a run: its end, an escape, a '$'.
+  static constexpr auto kStops = [] {
+    std::array<bool, 256> stops{};
+    stops['"'] = stops['\\'] = stops['$'] = true;
+    return stops;
+  }();
   std::string out;
   out.reserve(asl.size() + asl.size() / 64);
-  bool in_string = false;
-  for (size_t i = 0; i < asl.size(); ++i) {
-    const char c = asl[i];
-    if (!in_string) {
-      if (c == '"') {
-        if (asl.compare(i, kept.size(), kept) == 0) {
-          out += kept;
-          i += kept.size() - 1;
-          continue;
-        }
-        in_string = true;
-      }
-      out += c;
+  const size_t n = asl.size();
+  size_t i = 0;
+  while (i < n) {
+    // Outside a string: copy up to the next quote.
+    const void* quote = std::memchr(asl.data() + i, '"', n - i);
+    const size_t at =
+        quote
+            ? static_cast<size_t>(static_cast<const char*>(quote) - asl.data())
+            : n;
+    out.append(asl, i, at - i);
+    if (at == n) break;
+    if (asl.compare(at, kept.size(), kept) == 0) {
+      out += kept;
+      i = at + kept.size();
       continue;
     }
-    out += c;
-    if (c == '\\' && i + 1 < asl.size()) {
-      out += asl[++i];  // an escaped character, '"' included
-    } else if (c == '"') {
-      in_string = false;
-    } else if (c == '$' && i + 1 < asl.size() && asl[i + 1] == '{') {
-      out += "{!";
-      ++i;
+    out += '"';
+    // Inside the string, in runs, until its closing quote.
+    for (i = at + 1; i < n;) {
+      size_t end = i;
+      while (end < n && !kStops[static_cast<unsigned char>(asl[end])]) ++end;
+      out.append(asl, i, end - i);
+      if (end == n) {
+        i = n;
+        break;
+      }
+      const char c = asl[end];
+      out += c;
+      i = end + 1;
+      if (c == '"') break;
+      if (c == '\\' && i < n) {
+        out += asl[i++];  // an escaped character, '"' included
+      } else if (c == '$' && i < n && asl[i] == '{') {
+        out += "{!";
+        ++i;
+      }
     }
   }
   return out;
@@ -623,15 +643,16 @@ class StackBuilder {
 }  // namespace
 
 std::string EscapeForFnSub(const std::string& text) {
+  // Whole runs between the "${" (a definition is some 20 KB of them).
   std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    out += text[i];
-    if (text[i] == '$' && i + 1 < text.size() && text[i + 1] == '{') {
-      out += "{!";
-      ++i;
-    }
+  out.reserve(text.size() + 64);
+  size_t from = 0;
+  for (size_t at; (at = text.find("${", from)) != std::string::npos;
+       from = at + 2) {
+    out.append(text, from, at + 2 - from);
+    out += '!';
   }
+  out.append(text, from, std::string::npos);
   return out;
 }
 

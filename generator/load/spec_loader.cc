@@ -1134,7 +1134,11 @@ class WorkflowReader {
     if (!m.valid()) return;
     const bool outer_incomplete = graph_incomplete_;
     graph_incomplete_ = false;
-    for (const auto& [name, value] : m.Entries()) {
+    const auto entries = m.Entries();
+    // A State is large (some 2.5 KB): growing the vector would move every
+    // one of them, and touch twice the memory, at each doubling.
+    graph.states.reserve(graph.states.size() + entries.size());
+    for (const auto& [name, value] : entries) {
       graph.states.push_back(ReadState(name, *value, m.KeyLocation(name)));
     }
     graph.incomplete = graph_incomplete_;

@@ -347,6 +347,9 @@ TEST(StackEmitterTest, HostileTextIsEscaped) {
   ExpectDefinition(stack, *specs[0]);
   EXPECT_EQ(EscapeForFnSub("a ${b} $ {c} ${!d} $${e}"),
             "a ${!b} $ {c} ${!!d} $${!e}");
+  EXPECT_EQ(EscapeForFnSub("${${x${"), "${!${!x${!");
+  EXPECT_EQ(EscapeForFnSub("no sub $"), "no sub $");
+  EXPECT_EQ(EscapeForFnSub(""), "");
 }
 
 TEST(StackEmitterTest, Schedule) {
