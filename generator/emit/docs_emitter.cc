@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <kainjow/mustache.hpp>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "check/backoff.h"
@@ -1006,19 +1008,26 @@ class ReadmeBuilder {
 };
 
 // Sections that render empty can leave runs of blank lines; Markdown treats
-// them as one, so keep the file tidy.
-std::string SqueezeBlankLines(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  int newlines = 0;
-  for (char c : text) {
-    newlines = c == '\n' ? newlines + 1 : 0;
-    if (newlines <= 2) out += c;
+// them as one, so keep the file tidy. In place, a run of text at a time:
+// the text only shrinks.
+std::string SqueezeBlankLines(std::string text) {
+  char* data = text.data();
+  size_t kept = 0;  // the squeezed text is data[0, kept)
+  size_t from = 0;  // what is left to squeeze starts here
+  auto keep = [&](size_t end) {
+    std::memmove(data + kept, data + from, end - from);
+    kept += end - from;
+  };
+  for (size_t at; (at = text.find("\n\n\n", from)) != std::string::npos;) {
+    keep(at + 2);  // two newlines of the run, and what comes before
+    from = std::min(text.find_first_not_of('\n', at + 2), text.size());
   }
-  while (out.size() >= 2 && out[out.size() - 1] == '\n' &&
-         out[out.size() - 2] == '\n')
-    out.pop_back();
-  return out;
+  keep(text.size());
+  text.resize(kept);
+  while (text.size() >= 2 && text[text.size() - 1] == '\n' &&
+         text[text.size() - 2] == '\n')
+    text.pop_back();
+  return text;
 }
 
 }  // namespace
@@ -1033,7 +1042,7 @@ std::string RenderWorkflowDocs(const WorkflowSpec& spec,
   if (!tmpl.error_message().empty())
     throw std::runtime_error("workflow_readme.md.mustache: " +
                              tmpl.error_message());
-  return SqueezeBlankLines(text);
+  return SqueezeBlankLines(std::move(text));
 }
 
 std::string EmitWorkflowDocs(const WorkflowSpec& spec) {
