@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks, reported as ratios against a baseline measured in the same run:
 # 1. `novacat-gen --check specs/*.yaml` wall time against asl-validator
-#    validating the same generated definitions (one invocation each).
-#    RUNS (default 20) is the number of timed runs of each.
+#    validating the same generated definitions (one invocation each): the
+#    median of RUNS (default 20) runs of each, taken in turns so that both
+#    see the same machine (its speed drifts by a third from one minute to
+#    the next).
 # 2. Generation time for synthetic specs of 100, 1,000 and 10,000 states
 #    (Google Benchmark), the time per state as a ratio to the 100-state
 #    spec's (linear generation keeps it at 1x). GEN_STATES (default
@@ -44,13 +46,13 @@ validator=tests/tools/node_modules/.bin/asl-validator
 args=()
 for f in generated/*/statemachine.asl.json; do args+=(--json-path "$f"); done
 
-time_runs() {  # prints total nanoseconds for $runs runs of "$@"
-  local start end
-  start=$(date +%s%N)
-  for _ in $(seq "$runs"); do "$@" >/dev/null 2>&1; done
-  end=$(date +%s%N)
-  echo $((end - start))
+time_run() {  # prints the wall time of one run of "$@", in microseconds
+  local start=$EPOCHREALTIME end
+  "$@" >/dev/null 2>&1
+  end=$EPOCHREALTIME
+  echo $((${end//[.,]/} - ${start//[.,]/}))
 }
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # Runs "$@" with its output hidden (Google Benchmark's context, the specs'
 # warnings), shown when it fails.
 quietly() {
@@ -64,12 +66,17 @@ quietly() {
 # Both must succeed (a failing run is no figure): once, untimed, checked.
 quietly "$gen" --check -q specs/*.yaml
 quietly "$validator" "${args[@]}"
-check_ns=$(time_runs "$gen" --check -q specs/*.yaml)
-validator_ns=$(time_runs "$validator" "${args[@]}")
-echo "== 1. novacat-gen --check against asl-validator ($runs runs each)"
-awk -v c="$check_ns" -v v="$validator_ns" -v n="$runs" -v d="${#args[@]}" 'BEGIN {
-  printf "novacat-gen --check specs/*.yaml: %.1f ms per run\n", c / n / 1e6
-  printf "asl-validator on the %d definitions: %.1f ms per run\n", d / 2, v / n / 1e6
+check_us=() validator_us=()
+for _ in $(seq "$runs"); do
+  check_us+=("$(time_run "$gen" --check -q specs/*.yaml)")
+  validator_us+=("$(time_run "$validator" "${args[@]}")")
+done
+check_median=$(printf '%s\n' "${check_us[@]}" | median)
+validator_median=$(printf '%s\n' "${validator_us[@]}" | median)
+echo "== 1. novacat-gen --check against asl-validator (median of $runs alternated runs each)"
+awk -v c="$check_median" -v v="$validator_median" -v d="${#args[@]}" 'BEGIN {
+  printf "novacat-gen --check specs/*.yaml: %.1f ms per run\n", c / 1e3
+  printf "asl-validator on the %d definitions: %.1f ms per run\n", d / 2, v / 1e3
   printf "ratio (asl-validator / novacat-gen --check): %.1fx\n", v / c
 }'
 
