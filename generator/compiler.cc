@@ -49,7 +49,7 @@ std::optional<FileSet> Compile(const std::vector<std::string>& paths,
   // Each spec's emitters start while the next one loads; the specs outlive
   // the emission, whose jobs read them.
   std::vector<std::unique_ptr<WorkflowSpec>> specs;
-  Emission emission;
+  Emission emission(out_dir);
   LoadAndCheckInto(paths, read_file, sink, specs,
                    [&](const WorkflowSpec& spec) { emission.Start(spec); });
   if (sink.has_errors()) return std::nullopt;  // what started is dropped

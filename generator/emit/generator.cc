@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "emit/asl_emitter.h"
@@ -10,6 +11,40 @@
 #include "emit/schema_emitter.h"
 
 namespace novacat {
+
+namespace {
+
+// Where each file of a workflow goes, relative to the output folder.
+std::string AslPath(const WorkflowSpec& spec) {
+  return spec.workflow + "/statemachine.asl.json";
+}
+std::string CppBase(const WorkflowSpec& spec) {
+  return spec.workflow + "/" + spec.workflow;
+}
+std::string ConformancePath(const WorkflowSpec& spec) {
+  return spec.workflow + "/conformance.json";
+}
+std::string ReadmePath(const WorkflowSpec& spec) {
+  return spec.workflow + "/README.md";
+}
+std::string DotPath(const WorkflowSpec& spec) {
+  return spec.workflow + "/statemachine.dot";
+}
+std::string LatestSchemaPath(const EventDef& event) {
+  return fmt::format("schemas/events/{}/latest.json", event.name);
+}
+
+bool Contains(const std::vector<std::string>& paths, const std::string& path) {
+  return std::find(paths.begin(), paths.end(), path) != paths.end();
+}
+
+}  // namespace
+
+void Emission::Compare(const std::string& path, const std::string& content,
+                       std::vector<std::string>& matched) const {
+  if (!out_dir_.empty() && FileHolds(out_dir_ + "/" + path, content))
+    matched.push_back(path);
+}
 
 void Emission::Start(const WorkflowSpec& spec) {
   // Three jobs of similar size per workflow, so that one large workflow
@@ -21,16 +56,28 @@ void Emission::Start(const WorkflowSpec& spec) {
   // stack waits for each workflow's, and would otherwise make the late ones
   // itself, alone, at Finish.
   jobs_.Add([&w] { Definition(w); }, /*first=*/true);
-  jobs_.Add([&w] {
+  jobs_.Add([this, &w] {
     Definition(w);
     w.cpp = EmitCpp(*w.spec, w.asl);
+    Compare(AslPath(*w.spec), w.asl, w.matched[0]);
+    Compare(CppBase(*w.spec) + ".hpp", w.cpp.header, w.matched[0]);
+    Compare(CppBase(*w.spec) + ".cpp", w.cpp.source, w.matched[0]);
   });
-  jobs_.Add([&w] { w.conformance = EmitConformancePlan(*w.spec); });
-  jobs_.Add([&w] {
+  jobs_.Add([this, &w] {
+    w.conformance = EmitConformancePlan(*w.spec);
+    Compare(ConformancePath(*w.spec), w.conformance, w.matched[1]);
+  });
+  jobs_.Add([this, &w] {
     w.readme = EmitWorkflowDocs(*w.spec);
     w.dot = EmitWorkflowDot(*w.spec);
-    for (const auto& event : w.spec->events)
+    Compare(ReadmePath(*w.spec), w.readme, w.matched[2]);
+    Compare(DotPath(*w.spec), w.dot, w.matched[2]);
+    for (const auto& event : w.spec->events) {
       w.schemas.push_back(EmitEventSchema(*w.spec, event));
+      Compare(EventSchemaPath(event, event.schema_version), w.schemas.back(),
+              w.matched[2]);
+      Compare(LatestSchemaPath(event), w.schemas.back(), w.matched[2]);
+    }
   });
 }
 
@@ -51,6 +98,7 @@ FileSet Emission::Finish(
   // The stack ahead of the queued jobs, with each workflow's share (made
   // here when its job has not started yet).
   std::string stack;
+  std::vector<std::string> stack_matched;
   jobs_.Add(
       [&] {
         std::vector<StackPart> parts;
@@ -59,38 +107,38 @@ FileSet Emission::Finish(
           parts.push_back(std::move(w.stack_part));
         }
         stack = EmitStack(specs, std::move(parts));
+        Compare(kStackPath, stack, stack_matched);
       },
       /*first=*/true);
   jobs_.Wait();
   FileSet files;
   for (Workflow& w : workflows_) {
     const WorkflowSpec& spec = *w.spec;
-    files.Add(spec.workflow + "/statemachine.asl.json", std::move(w.asl),
-              spec.workflow);
-    const std::string base = spec.workflow + "/" + spec.workflow;
-    files.Add(base + ".hpp", std::move(w.cpp.header), spec.workflow);
-    files.Add(base + ".cpp", std::move(w.cpp.source), spec.workflow);
-    files.Add(spec.workflow + "/conformance.json", std::move(w.conformance),
-              spec.workflow);
+    auto add = [&](const std::string& path, std::string content) {
+      const bool matched = Contains(w.matched[0], path) ||
+                           Contains(w.matched[1], path) ||
+                           Contains(w.matched[2], path);
+      files.Add(path, std::move(content), spec.workflow, matched);
+    };
+    add(AslPath(spec), std::move(w.asl));
+    add(CppBase(spec) + ".hpp", std::move(w.cpp.header));
+    add(CppBase(spec) + ".cpp", std::move(w.cpp.source));
+    add(ConformancePath(spec), std::move(w.conformance));
     files.Scaffold(spec.workflow + "/steps.hpp", std::move(w.cpp.steps_header));
     files.Scaffold(spec.workflow + "/steps.cpp", std::move(w.cpp.steps_source));
-    files.Add(spec.workflow + "/README.md", std::move(w.readme), spec.workflow);
-    files.Add(spec.workflow + "/statemachine.dot", std::move(w.dot),
-              spec.workflow);
+    add(ReadmePath(spec), std::move(w.readme));
+    add(DotPath(spec), std::move(w.dot));
     for (size_t e = 0; e < spec.events.size(); ++e) {
       const EventDef& event = spec.events[e];
-      const std::string path = EventSchemaPath(event, event.schema_version);
-      const std::string latest =
-          fmt::format("schemas/events/{}/latest.json", event.name);
       // An event several specs use comes from the event catalog, so each
       // adds the same text (CheckSpecSet refuses two declarations).
-      files.Add(path, w.schemas[e], spec.workflow);
-      files.Add(latest, std::move(w.schemas[e]), spec.workflow);
+      add(EventSchemaPath(event, event.schema_version), w.schemas[e]);
+      add(LatestSchemaPath(event), std::move(w.schemas[e]));
       for (int v = 1; v < event.schema_version; ++v)
         files.Keep(EventSchemaPath(event, v), spec.workflow);
     }
   }
-  files.AddWholeSet(kStackPath, std::move(stack));
+  files.AddWholeSet(kStackPath, std::move(stack), !stack_matched.empty());
   return files;
 }
 

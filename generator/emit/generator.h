@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emit/cpp_emitter.h"
@@ -21,7 +22,9 @@ namespace novacat {
 // specs were started: the same bytes whatever the scheduling.
 class Emission {
  public:
-  Emission() = default;
+  // With `out_dir`, each file is compared with the one there as soon as it
+  // is made, on the job's thread (GeneratedFile::matched_disk).
+  explicit Emission(std::string out_dir = "") : out_dir_(std::move(out_dir)) {}
   Emission(const Emission&) = delete;
   Emission& operator=(const Emission&) = delete;
 
@@ -50,11 +53,18 @@ class Emission {
     std::string readme;
     std::string dot;
     std::vector<std::string> schemas;  // one per spec->events, in order
+    // The paths whose file in out_dir_ matched, one list per job (each
+    // job writes its own).
+    std::vector<std::string> matched[3];
   };
+  // Adds `path` to `matched` when the file there holds `content`.
+  void Compare(const std::string& path, const std::string& content,
+               std::vector<std::string>& matched) const;
   // Makes `w`'s definition and stack share unless done; when another
   // thread is making them, waits for it (it is running, so this ends).
   static void Definition(Workflow& w);
 
+  const std::string out_dir_;       // "": compare nothing
   std::deque<Workflow> workflows_;  // a deque: jobs hold references
   JobQueue jobs_;  // last: destroyed first, it waits for the jobs
 };

@@ -20,15 +20,16 @@ namespace novacat {
 namespace fs = std::filesystem;
 
 bool FileSet::Add(const std::string& path, std::string content,
-                  const std::string& workflow) {
+                  const std::string& workflow, bool matched_disk) {
   auto it = files_.find(path);
   if (it != files_.end()) return it->second.content == content;
-  files_[path] = GeneratedFile{std::move(content), workflow};
+  files_[path] = GeneratedFile{std::move(content), workflow, matched_disk};
   return true;
 }
 
-void FileSet::AddWholeSet(const std::string& path, std::string content) {
-  files_[path] = GeneratedFile{std::move(content), kWholeSet};
+void FileSet::AddWholeSet(const std::string& path, std::string content,
+                          bool matched_disk) {
+  files_[path] = GeneratedFile{std::move(content), kWholeSet, matched_disk};
 }
 
 std::vector<std::string> FileSet::DropWholeSet() {
@@ -87,11 +88,11 @@ std::optional<std::string> ReadFile(const fs::path& path) {
   return text;
 }
 
-// Whether the regular file at `path` holds exactly `expected`. Read in
-// chunks into one buffer and compared as it comes: --check compares every
-// generated file, and reading each whole into a string of its own cost a
-// page fault per 4 KiB, a zero fill and a copy.
-bool FileHolds(const fs::path& path, std::string_view expected) {
+}  // namespace
+
+bool FileHolds(const std::string& path, std::string_view expected) {
+  // One buffer for every file: reading each whole into a string of its own
+  // cost a page fault per 4 KiB, a zero fill and a copy.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat info;
@@ -112,8 +113,6 @@ bool FileHolds(const fs::path& path, std::string_view expected) {
   ::close(fd);
   return same && done == expected.size();  // the file may have changed size
 }
-
-}  // namespace
 
 FileReader DiskFileReader() {
   return [](const std::string& path) { return ReadFile(path); };
@@ -274,8 +273,7 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
   if (!report.errors.empty()) return report;
   std::string error;
   for (const auto& [path, file] : files.files()) {
-    std::optional<std::string> current = ReadFile(root / path);
-    if (current && *current == file.content) {
+    if (file.matched_disk || FileHolds((root / path).string(), file.content)) {
       report.unchanged.push_back(path);
       continue;
     }
@@ -332,11 +330,14 @@ CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
   const Manifest next = NextManifest(files, old, /*keep_others=*/false);
   // Every file by path, the manifest among them, without copying them.
   const std::string manifest = FormatManifest(next);
-  std::map<std::string, const std::string*> expected;
-  for (const auto& [path, file] : files.files()) expected[path] = &file.content;
-  expected[kManifestName] = &manifest;
-  for (const auto& [path, content] : expected) {
-    if (FileHolds(root / path, *content)) continue;
+  std::map<std::string, const GeneratedFile*> expected;
+  for (const auto& [path, file] : files.files()) expected[path] = &file;
+  const GeneratedFile manifest_file{manifest, kWholeSet};
+  expected[kManifestName] = &manifest_file;
+  for (const auto& [path, file] : expected) {
+    const std::string* content = &file->content;
+    if (file->matched_disk || FileHolds((root / path).string(), *content))
+      continue;
     std::optional<std::string> current = ReadFile(root / path);
     ++report.stale;
     report.findings.emplace_back(path, current ? "out of date" : "missing");
