@@ -72,6 +72,12 @@ std::string CppComment(const std::string& text) {
 
 namespace {
 
+// The templates EmitCpp renders.
+constexpr char kHeaderTemplate[] = "workflow.hpp.mustache";
+constexpr char kSourceTemplate[] = "workflow.cpp.mustache";
+constexpr char kStepsHeaderTemplate[] = "steps.hpp.mustache";
+constexpr char kStepsSourceTemplate[] = "steps.cpp.mustache";
+
 std::string Pascal(const std::string& name) {
   std::string out;
   bool upper = true;
@@ -552,10 +558,10 @@ class CppBuilder {
     SetBinding(data);
 
     CppFiles files;
-    files.header = Render("workflow.hpp.mustache", data);
-    files.source = Render("workflow.cpp.mustache", data);
-    files.steps_header = Render("steps.hpp.mustache", data);
-    files.steps_source = Render("steps.cpp.mustache", data);
+    files.header = Render(kHeaderTemplate, data);
+    files.source = Render(kSourceTemplate, data);
+    files.steps_header = Render(kStepsHeaderTemplate, data);
+    files.steps_source = Render(kStepsSourceTemplate, data);
     return files;
   }
 
@@ -891,6 +897,12 @@ CppFiles EmitCpp(const WorkflowSpec& spec) {
 
 CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl) {
   return CppBuilder(spec, asl).Build();
+}
+
+void ParseCppTemplates() {
+  for (const char* name : {kHeaderTemplate, kSourceTemplate,
+                           kStepsHeaderTemplate, kStepsSourceTemplate})
+    ParseTemplate(name, TemplateEscape::kNone);
 }
 
 }  // namespace novacat

@@ -35,6 +35,9 @@ CppFiles EmitCpp(const WorkflowSpec& spec);
 // As EmitCpp, with the spec's definition already emitted: `asl` must be
 // EmitAsl(spec) (EmitAll emits it once for both files).
 CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl);
+// Parses the templates EmitCpp renders now (ParseTemplate): on a thread
+// that would otherwise wait, ahead of the first EmitCpp.
+void ParseCppTemplates();
 
 // Escapes `text` as the contents of a C++ string literal.
 std::string CppStringLiteral(const std::string& text);

@@ -21,6 +21,13 @@ namespace novacat {
 
 namespace {
 
+// The template EmitWorkflowDocs renders.
+constexpr char kReadmeTemplate[] = "workflow_readme.md.mustache";
+
+}  // namespace
+
+namespace {
+
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
 // Letters, digits and every non-ASCII byte (Markdown counts Unicode letters
@@ -1047,9 +1054,12 @@ std::string RenderWorkflowDocs(const WorkflowSpec& spec,
 
 std::string EmitWorkflowDocs(const WorkflowSpec& spec) {
   // As RenderWorkflowDocs with the embedded template, parsed once.
-  return SqueezeBlankLines(RenderTemplate("workflow_readme.md.mustache",
-                                          ReadmeBuilder(spec).Build(),
-                                          TemplateEscape::kHtml));
+  return SqueezeBlankLines(RenderTemplate(
+      kReadmeTemplate, ReadmeBuilder(spec).Build(), TemplateEscape::kHtml));
+}
+
+void ParseDocsTemplates() {
+  ParseTemplate(kReadmeTemplate, TemplateEscape::kHtml);
 }
 
 std::string EmitWorkflowDot(const WorkflowSpec& spec) {

@@ -40,6 +40,13 @@ bool Contains(const std::vector<std::string>& paths, const std::string& path) {
 
 }  // namespace
 
+Emission::Emission(std::string out_dir) : out_dir_(std::move(out_dir)) {
+  // The helpers wait for the first spec to be checked; meanwhile they parse
+  // the templates the emitters render (kainjow's parser is slow).
+  jobs_.Add(ParseCppTemplates);
+  jobs_.Add(ParseDocsTemplates);
+}
+
 void Emission::Compare(const std::string& path, const std::string& content,
                        std::vector<std::string>& matched) const {
   if (!out_dir_.empty() && FileHolds(out_dir_ + "/" + path, content))

@@ -24,7 +24,7 @@ class Emission {
  public:
   // With `out_dir`, each file is compared with the one there as soon as it
   // is made, on the job's thread (GeneratedFile::matched_disk).
-  explicit Emission(std::string out_dir = "") : out_dir_(std::move(out_dir)) {}
+  explicit Emission(std::string out_dir = "");
   Emission(const Emission&) = delete;
   Emission& operator=(const Emission&) = delete;
 

@@ -12,21 +12,27 @@ namespace mustache = kainjow::mustache;
 
 namespace {
 
-// The parsed template `name` with `escape`, parsed on first use and then
-// shared by every thread (the emitters run on several). Sharing is safe
-// because rendering only reads a template: kainjow writes to one on an
-// error (a template compiled into the binary that parsed has none when
-// rendered: no partials, no lambdas) and in set_custom_escape, which is
-// called here, once, before the template is shared.
+// The parsed template `name` with `escape`, parsed on first use (or by
+// ParseTemplate) and then shared by every thread (the emitters run on
+// several). Sharing is safe because rendering only reads a template:
+// kainjow writes to one on an error (a template compiled into the binary
+// that parsed has none when rendered: no partials, no lambdas) and in
+// set_custom_escape, which is called here, once, before the template is
+// shared. Each template is parsed under its own once_flag, so that parsing
+// one holds up neither the others nor their renders.
 mustache::mustache& Parsed(std::string_view name, TemplateEscape escape) {
+  struct Entry {
+    std::once_flag once;
+    std::unique_ptr<mustache::mustache> tmpl;
+  };
   static std::mutex mutex;
-  static std::map<std::pair<std::string, TemplateEscape>,
-                  std::unique_ptr<mustache::mustache>>
-      parsed;
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto key = std::make_pair(std::string(name), escape);
-  auto it = parsed.find(key);
-  if (it == parsed.end()) {
+  static std::map<std::pair<std::string, TemplateEscape>, Entry> entries;
+  Entry* entry;
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    entry = &entries[std::make_pair(std::string(name), escape)];
+  }
+  std::call_once(entry->once, [&] {
     auto tmpl =
         std::make_unique<mustache::mustache>(std::string(TemplateText(name)));
     if (!tmpl->is_valid()) {
@@ -37,12 +43,16 @@ mustache::mustache& Parsed(std::string_view name, TemplateEscape escape) {
       tmpl->set_custom_escape([](const std::string& s) { return s; });
     else
       tmpl->set_custom_escape(mustache::html_escape<std::string>);
-    it = parsed.emplace(std::move(key), std::move(tmpl)).first;
-  }
-  return *it->second;
+    entry->tmpl = std::move(tmpl);
+  });
+  return *entry->tmpl;
 }
 
 }  // namespace
+
+void ParseTemplate(std::string_view name, TemplateEscape escape) {
+  Parsed(name, escape);
+}
 
 std::string RenderTemplate(std::string_view name, const mustache::data& data,
                            TemplateEscape escape) {

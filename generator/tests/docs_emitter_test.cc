@@ -13,8 +13,10 @@
 #include <functional>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "compiler.h"
+#include "emit/templates.h"
 #include "seed_diagnostics.h"
 
 namespace novacat {
@@ -771,6 +773,27 @@ TEST(DotRenderTest, MapItemsFormACluster) {
   EXPECT_NE(dot.find("  s6_end -> s12 [ltail=cluster_6];"), std::string::npos);
   EXPECT_NE(dot.find("  s1 [label=\"EnsureCorrelationId\", shape=diamond];"),
             std::string::npos);
+}
+
+// ParseTemplate parses what RenderTemplate renders, once per process: a
+// render after it gives what a render alone gives, and a name that is no
+// template is a bug, said as such.
+TEST(TemplatesTest, ParseTemplateAheadOfTheRender) {
+  kainjow::mustache::data data = kainjow::mustache::data::type::object;
+  Put(data, "workflow", kainjow::mustache::data("a<b"));
+  const std::string before = RenderTemplate(
+      "workflow_readme.md.mustache", data, TemplateEscape::kNone);
+  ParseTemplate("workflow_readme.md.mustache", TemplateEscape::kNone);
+  EXPECT_EQ(RenderTemplate("workflow_readme.md.mustache", data,
+                           TemplateEscape::kNone),
+            before);
+  EXPECT_NE(before.find("a<b"), std::string::npos);
+  try {
+    ParseTemplate("no-such.mustache", TemplateEscape::kHtml);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "no template no-such.mustache");
+  }
 }
 
 }  // namespace
