@@ -87,6 +87,24 @@ TEST(JsonTextTest, WritesTheCornerCasesAsDumpDoes) {
   for (const Json& value : cases) ExpectSameText(value, std::to_string(i++));
 }
 
+// Plain text is scanned 8 bytes at a time: what needs escaping (or is
+// not ASCII) must be found at every position of a word, and the bytes
+// around the class boundaries (0x1f/0x20, 0x7f/0x80) must not be taken for
+// one another.
+TEST(JsonTextTest, FindsWhatNeedsEscapingAtEveryPositionOfAWord) {
+  const std::string specials[] = {
+      "\"", "\\",      std::string(1, '\0'), "\x1f", " ", "\x7f", "!", "[",
+      "]",  "\xc3\xa9"};
+  int i = 0;
+  for (const std::string& special : specials) {
+    for (size_t at = 0; at <= 17; ++at) {
+      std::string text(18, 'a');
+      text.replace(at, 1, special);
+      ExpectSameText(Json(text), "special " + std::to_string(i++));
+    }
+  }
+}
+
 TEST(JsonTextTest, RefusesInvalidUtf8AsDumpDoes) {
   const Json bad = Json::array({"ok", std::string("bad \xff byte")});
   std::string message;
