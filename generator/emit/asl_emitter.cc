@@ -138,15 +138,12 @@ class AslBuilder {
 
   void BuildTask(const StateGraph& graph, const State& s, Json& out) {
     out["Resource"] = "arn:aws:states:::lambda:invoke";
-    Json payload;
-    payload["workflow"] = spec_.workflow;
-    payload["state_name"] = s.name;
-    payload["execution_arn.$"] = "$$.Execution.Id";
-    payload["retry_count.$"] = "$$.State.RetryCount";
-    payload["state.$"] = "$";
-    out["Parameters"] = {
-        {"FunctionName", fmt::format("${{{}FunctionArn}}", spec_.PascalName())},
-        {"Payload", payload}};
+    out["Parameters"] = JsonObject(
+        "FunctionName", fmt::format("${{{}FunctionArn}}", spec_.PascalName()),
+        "Payload",
+        JsonObject("workflow", spec_.workflow, "state_name", s.name,
+                   "execution_arn.$", "$$.Execution.Id", "retry_count.$",
+                   "$$.State.RetryCount", "state.$", "$"));
     out["OutputPath"] = "$.Payload";
     std::optional<int64_t> timeout = s.timeout_seconds;
     if (!timeout && s.retry) timeout = s.retry->timeout_seconds;
@@ -170,7 +167,7 @@ class AslBuilder {
   Json BuildRetry(const RetryPolicy& r) const {
     BackoffSolution solution = SolveBackoff(r.backoff_seconds);
     const BackoffParameters& p = solution.parameters;
-    Json retrier;
+    Json retrier = JsonObjectWithRoom(7);
     retrier["ErrorEquals"] = ErrorNames(ErrorClass::kRetryable);
     retrier["IntervalSeconds"] = p.interval_seconds;
     retrier["MaxAttempts"] = r.max_attempts;
@@ -182,13 +179,15 @@ class AslBuilder {
     retrier["MaxDelaySeconds"] = p.max_delay_seconds;
     retrier["JitterStrategy"] = "NONE";
     if (!r.note.empty()) retrier["Comment"] = r.note;
-    return Json::array({retrier});
+    Json retry = Json::array();
+    retry.push_back(std::move(retrier));
+    return retry;
   }
 
   void BuildCatch(const StateGraph& graph, const State& s, Json& out) const {
     Json catchers = Json::array();
     for (const auto& route : CatchRoutesFor(spec_, graph, s)) {
-      Json c;
+      Json c = JsonObjectWithRoom(3);
       if (route.catch_all) {
         c["ErrorEquals"] = Json::array({"States.ALL"});
       } else {
@@ -200,13 +199,13 @@ class AslBuilder {
           if (!listed) continue;
           for (const auto& n : ErrorNames(cls)) names.push_back(n);
         }
-        c["ErrorEquals"] = names;
+        c["ErrorEquals"] = std::move(names);
       }
       c["ResultPath"] = "$.error";
       c["Next"] = route.next;
-      catchers.push_back(c);
+      catchers.push_back(std::move(c));
     }
-    if (!catchers.empty()) out["Catch"] = catchers;
+    if (!catchers.empty()) out["Catch"] = std::move(catchers);
   }
 
   void BuildMap(const StateGraph& graph, const State& s, Json& out) {

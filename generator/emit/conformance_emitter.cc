@@ -160,7 +160,8 @@ class PlanBuilder {
       std::string unique = name;
       for (int i = 2; !names.insert(unique).second; ++i)
         unique = name + "_" + std::to_string(i);
-      Json expect = JsonObject("status", "SUCCEEDED", "states", p->states);
+      Json expect =
+          JsonObjectWithRoom(2, "status", "SUCCEEDED", "states", p->states);
       if (!p->outcome.empty()) expect["outcome"] = p->outcome;
       if (!p->quarantine_reason.empty())
         expect["quarantine_reason"] = p->quarantine_reason;
@@ -335,16 +336,20 @@ class PlanBuilder {
 
   Json Case(const std::string& name, const PathPlan& p, Json script,
             Json expect, const std::string& note) const {
-    return JsonObject("name", name, "note", note, "input", Input(p), "script",
-                      std::move(script), "expect", std::move(expect));
+    // Room for what callers add: "host", "host_only".
+    return JsonObjectWithRoom(2, "name", name, "note", note, "input", Input(p),
+                              "script", std::move(script), "expect",
+                              std::move(expect));
   }
 
   // A case that runs as the case `base` does but for the Tasks in `script`
   // (conformance.h: "base").
   static Json BasedCase(const std::string& name, const std::string& base,
                         Json script, Json expect, const std::string& note) {
-    return JsonObject("name", name, "note", note, "base", base, "script",
-                      std::move(script), "expect", std::move(expect));
+    // Room for what callers add: "host", "input", "host_only".
+    return JsonObjectWithRoom(3, "name", name, "note", note, "base", base,
+                              "script", std::move(script), "expect",
+                              std::move(expect));
   }
 
   // The path's input: its document without what a domain Task produces
@@ -876,7 +881,7 @@ class PlanBuilder {
                    ErrorClass cls, Json wait_list, int invocations,
                    const std::string& note) {
       std::optional<RouteEnd> end = route_for(cls);
-      Json expect;
+      Json expect = JsonObjectWithRoom(6);
       if (end) {
         expect["status"] = end->failed ? "FAILED" : "SUCCEEDED";
         if (end->failed) expect["error"] = end->error;

@@ -5,6 +5,7 @@
 // cost of building them.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -43,13 +44,22 @@ void AppendMembers(nlohmann::ordered_json::object_t& members, std::string key,
 // The object of the (key, value) pairs `fields`, in order, as
 // ordered_json{{key, value}, ...} would be (its keys distinct):
 // JsonObject("status", "FAILED", "waits", std::move(waits)).
+// As JsonObject, with room for `room` members more, added later (by
+// operator[] or AppendMember) without the object growing: growing copies
+// every member, deep (see AppendMember), and so does reserving once there
+// are members.
 template <typename... Fields>
-nlohmann::ordered_json JsonObject(Fields&&... fields) {
+nlohmann::ordered_json JsonObjectWithRoom(size_t room, Fields&&... fields) {
   nlohmann::ordered_json object = nlohmann::ordered_json::object();
   auto& members = object.get_ref<nlohmann::ordered_json::object_t&>();
-  members.reserve(sizeof...(fields) / 2);
+  members.reserve(sizeof...(fields) / 2 + room);
   AppendMembers(members, std::forward<Fields>(fields)...);
   return object;
+}
+
+template <typename... Fields>
+nlohmann::ordered_json JsonObject(Fields&&... fields) {
+  return JsonObjectWithRoom(0, std::forward<Fields>(fields)...);
 }
 
 }  // namespace novacat

@@ -469,7 +469,8 @@ class StackBuilder {
   }
 
   Json Build() {
-    Json root;
+    // Room for every member: growing would copy the resources, deep.
+    Json root = JsonObjectWithRoom(5);
     root["AWSTemplateFormatVersion"] = "2010-09-09";
     std::string names;
     for (const auto& s : specs_)

@@ -3,6 +3,7 @@
 // fast path (escapes, control characters, multi-byte text, numbers, empty
 // and nested containers), at several indents.
 #include "emit/json_text.h"
+#include "emit/json_build.h"
 
 #include <gtest/gtest.h>
 
@@ -103,6 +104,21 @@ TEST(JsonTextTest, FindsWhatNeedsEscapingAtEveryPositionOfAWord) {
       ExpectSameText(Json(text), "special " + std::to_string(i++));
     }
   }
+}
+
+// JsonObjectWithRoom builds what brace initialization builds, with room
+// for `room` members more: adding them does not move the members (growing
+// would copy each, deep).
+TEST(JsonBuildTest, ObjectWithRoomTakesItsMembersWithoutGrowing) {
+  Json object = JsonObjectWithRoom(2, "a", 1, "b", Json::array({1, 2}));
+  EXPECT_EQ(object, (Json{{"a", 1}, {"b", Json::array({1, 2})}}));
+  const auto* first = &object.get_ref<Json::object_t&>().front();
+  object["c"] = "x";
+  AppendMember(object.get_ref<Json::object_t&>(), "d", nullptr);
+  EXPECT_EQ(&object.get_ref<Json::object_t&>().front(), first);
+  EXPECT_EQ(object.dump(), R"({"a":1,"b":[1,2],"c":"x","d":null})");
+  EXPECT_EQ(JsonObject("k", "v"), (Json{{"k", "v"}}));
+  EXPECT_EQ(JsonObjectWithRoom(3), Json::object());
 }
 
 TEST(JsonTextTest, RefusesInvalidUtf8AsDumpDoes) {
