@@ -270,7 +270,7 @@ class PlanBuilder {
   // A scenario the author wrote: host mode only, its answers and
   // expectations as written.
   Json ScenarioCase(const Scenario& sc) const {
-    Json domain = Json::object();
+    Json domain = JsonObjectWithRoom(sc.tasks.size());
     for (const auto& [task, answers] : sc.tasks) {
       Json list = Json::array();
       for (const auto& a : answers) {
@@ -281,11 +281,12 @@ class PlanBuilder {
       }
       domain[task] = std::move(list);
     }
-    Json jobrun = JsonObject("status", sc.jobrun);
+    Json jobrun = JsonObjectWithRoom(2, "status", sc.jobrun);
     if (!sc.outcome.empty()) jobrun["outcome"] = sc.outcome;
     if (!sc.classification.empty())
       jobrun["error_classification"] = sc.classification;
-    Json expect = JsonObject("jobrun", std::move(jobrun));
+    // Room for every member below.
+    Json expect = JsonObjectWithRoom(5, "jobrun", std::move(jobrun));
     if (sc.events_given) expect["events"] = sc.events;
     if (sc.path_given) {
       Json all = Json::array();
@@ -300,7 +301,7 @@ class PlanBuilder {
     }
     if (!sc.not_invoked.empty()) expect["not_invoked"] = sc.not_invoked;
     if (!sc.attempts.empty()) {
-      Json attempts = Json::object();
+      Json attempts = JsonObjectWithRoom(sc.attempts.size());
       for (const auto& [task, n] : sc.attempts) attempts[task] = n;
       expect["attempts"] = std::move(attempts);
     }
@@ -1204,13 +1205,14 @@ class PlanBuilder {
     Json domain = HostDomain(p);
     std::optional<Json> jobrun = JobRunAlong(p.spec_states, p.outcome, "");
     if (!jobrun) return std::nullopt;
-    Json host = JsonObject("input", *input, "domain", domain);
-    Json expect =
-        JsonObject("jobrun", *jobrun, "events", EventsAlong(p.spec_states));
+    // Room for "expect", and for the lock's keys in it.
+    Json host = JsonObjectWithRoom(1, "input", *input, "domain", domain);
+    Json expect = JsonObjectWithRoom(3, "jobrun", std::move(*jobrun), "events",
+                                     EventsAlong(p.spec_states));
     if (Passes(p, Builtin::kAcquireIdempotencyLock)) {
       if (auto key = IdempotencyKey(*input, domain))
         expect["idempotency_key"] = *key;
-      if ((*jobrun)["status"] == "SUCCEEDED" && !duplicate.empty()) {
+      if (expect["jobrun"]["status"] == "SUCCEEDED" && !duplicate.empty()) {
         expect["rerun_outcome"] = duplicate;
         // The domain Tasks before the lock run again (they must be free
         // of side effects: normalizing a name); none after it.
@@ -1223,7 +1225,7 @@ class PlanBuilder {
         expect["rerun_domain_calls"] = before;
       }
     }
-    host["expect"] = expect;
+    host["expect"] = std::move(expect);
     return host;
   }
 

@@ -62,24 +62,24 @@ Json Sub(const std::string& text) { return {{"Fn::Sub", text}}; }
 // A role `service` may assume, with one inline policy of `statements`.
 Json Role(const std::string& service, const std::string& policy_name,
           Json statements) {
-  Json properties;
-  properties["AssumeRolePolicyDocument"] = {
-      {"Version", "2012-10-17"},
-      {"Statement",
-       {{{"Effect", "Allow"},
-         {"Principal", {{"Service", service}}},
-         {"Action", "sts:AssumeRole"}}}}};
-  properties["Policies"] = {
-      {{"PolicyName", policy_name},
-       {"PolicyDocument",
-        {{"Version", "2012-10-17"}, {"Statement", std::move(statements)}}}}};
-  return {{"Type", "AWS::IAM::Role"}, {"Properties", properties}};
+  Json assume = Json::array();
+  assume.push_back(JsonObject("Effect", "Allow", "Principal",
+                              JsonObject("Service", service), "Action",
+                              "sts:AssumeRole"));
+  Json policies = Json::array();
+  policies.push_back(JsonObject(
+      "PolicyName", policy_name, "PolicyDocument",
+      JsonObject("Version", "2012-10-17", "Statement", std::move(statements))));
+  return JsonObject("Type", "AWS::IAM::Role", "Properties",
+                    JsonObject("AssumeRolePolicyDocument",
+                               JsonObject("Version", "2012-10-17", "Statement",
+                                          std::move(assume)),
+                               "Policies", std::move(policies)));
 }
 
 Json Allow(Json actions, Json resources) {
-  return {{"Effect", "Allow"},
-          {"Action", std::move(actions)},
-          {"Resource", std::move(resources)}};
+  return JsonObject("Effect", "Allow", "Action", std::move(actions), "Resource",
+                    std::move(resources));
 }
 
 // A role that may start only `state_machine` (rules and schedules).
