@@ -7,6 +7,7 @@
 
 #include "check/backoff.h"
 #include "emit/asl_emitter.h"
+#include "emit/byte_scan.h"
 #include "emit/templates.h"
 #include "model/routes.h"
 
@@ -22,11 +23,29 @@ std::string CppStringLiteral(const std::string& text) {
 
 void AppendCppStringLiteral(std::string& out, std::string_view text) {
   // Runs of characters that stand for themselves are appended whole: the
-  // definitions the bindings embed are mostly such runs.
+  // definitions the bindings embed are mostly such runs. They are found 8
+  // bytes at a time (byte_scan.h).
+  auto plain = [](unsigned char c) {
+    return c >= 0x20 && c != 0x7F && c != '"' && c != '\\' && c != '?';
+  };
+  auto not_plain_bytes = [](uint64_t word) {
+    using namespace byte_scan;
+    return Below(word, 0x20) | Equal(word, 0x7F) | Equal(word, '"') |
+           Equal(word, '\\') | Equal(word, '?');
+  };
   size_t run = 0;  // the first character of text not yet appended
   for (size_t i = 0; i < text.size(); ++i) {
+    if (i + 8 <= text.size()) {
+      const uint64_t flags = not_plain_bytes(byte_scan::Load(text.data() + i));
+      if (flags == 0) {
+        i += 7;
+        continue;
+      }
+      i += byte_scan::FirstFlagged(flags);
+    } else if (plain(static_cast<unsigned char>(text[i]))) {
+      continue;
+    }
     const unsigned char c = text[i];
-    if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\' && c != '?') continue;
     out.append(text.data() + run, i - run);
     run = i + 1;
     switch (c) {

@@ -1,10 +1,10 @@
 #include "emit/json_text.h"
 
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
+
+#include "emit/byte_scan.h"
 
 namespace novacat {
 
@@ -29,23 +29,12 @@ constexpr std::array<bool, 256> kPlain = [] {
   return plain;
 }();
 
-// The bytes of `word` that are not plain (below 0x20, '"', '\\', 0x80 and
-// above), as their high bits; 0 when all are plain. The lowest bit set is
-// exact (the bit tricks of "Bit Twiddling Hacks", a byte below n and a zero
-// byte, only err above a byte they flag), so it finds the first such byte
-// of a little-endian word.
+// The bytes of `word` that are not plain in a JSON string (byte_scan.h).
 inline uint64_t NotPlainBytes(uint64_t word) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr uint64_t kHigh = 0x8080808080808080ULL;
-  const uint64_t quote = word ^ (kOnes * '"');
-  const uint64_t backslash = word ^ (kOnes * '\\');
-  const uint64_t below_space = (word - kOnes * 0x20) & ~word;
-  const uint64_t is_quote = (quote - kOnes) & ~quote;
-  const uint64_t is_backslash = (backslash - kOnes) & ~backslash;
-  return (below_space | is_quote | is_backslash | word) & kHigh;
+  using namespace byte_scan;
+  return Below(word, 0x20) | Equal(word, '"') | Equal(word, '\\') |
+         NonAscii(word);
 }
-static_assert(std::endian::native == std::endian::little,
-              "NotPlainBytes reads words little-endian");
 
 void AppendString(std::string& out, const std::string& text) {
   const size_t start = out.size();
@@ -57,14 +46,12 @@ void AppendString(std::string& out, const std::string& text) {
   for (size_t i = 0; i < size; ++i) {
     // Plain text skipped 8 bytes at a time, to the first byte that is not.
     if (i + 8 <= size) {
-      uint64_t word;
-      std::memcpy(&word, data + i, 8);
-      const uint64_t not_plain = NotPlainBytes(word);
+      const uint64_t not_plain = NotPlainBytes(byte_scan::Load(data + i));
       if (not_plain == 0) {
         i += 7;
         continue;
       }
-      i += static_cast<size_t>(std::countr_zero(not_plain)) / 8;
+      i += byte_scan::FirstFlagged(not_plain);
     } else if (kPlain[static_cast<unsigned char>(data[i])]) {
       continue;
     }
