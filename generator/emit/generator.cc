@@ -55,8 +55,8 @@ void Emission::Compare(const std::string& path, const std::string& content,
 
 void Emission::Start(const WorkflowSpec& spec) {
   // Three jobs of similar size per workflow, so that one large workflow
-  // keeps the cores busy too. The C++ binding and the workflow's share of
-  // the stack embed the definition, so they come after it.
+  // keeps the cores busy too, and a fourth that makes its definition: the
+  // C++ binding and the workflow's share of the stack embed it.
   Workflow& w = workflows_.emplace_back();
   w.spec = &spec;
   // The definition (and the stack's share) ahead of every queued job: the
