@@ -52,7 +52,9 @@ time_run() {  # prints the wall time of one run of "$@", in microseconds
   end=$EPOCHREALTIME
   echo $((${end//[.,]/} - ${start//[.,]/}))
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() {  # of the numbers on stdin, one per line, as the Python below
+  python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.stdin))'
+}
 # Runs "$@" with its output hidden (Google Benchmark's context, the specs'
 # warnings), shown when it fails.
 quietly() {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace novacat::byte_scan {
 
@@ -42,6 +43,20 @@ inline uint64_t NonAscii(uint64_t word) { return word & kHigh; }
 // The index (0 to 7) of the first flagged byte; `flags` is not 0.
 inline size_t FirstFlagged(uint64_t flags) {
   return static_cast<size_t>(std::countr_zero(flags)) / 8;
+}
+
+// The first byte of `text` from `i` on that is not plain, or text.size().
+// `flags(word)` flags the bytes of a word that are not plain (built from
+// the functions above) and `plain(byte)` says the same of one byte: whole
+// words go 8 bytes at a time, the last few bytes one by one.
+template <typename Flags, typename Plain>
+size_t SkipPlain(std::string_view text, size_t i, Flags flags, Plain plain) {
+  for (; i + 8 <= text.size(); i += 8) {
+    const uint64_t flagged = flags(Load(text.data() + i));
+    if (flagged != 0) return i + FirstFlagged(flagged);
+  }
+  while (i < text.size() && plain(static_cast<unsigned char>(text[i]))) ++i;
+  return i;
 }
 
 }  // namespace novacat::byte_scan

@@ -34,17 +34,9 @@ void AppendCppStringLiteral(std::string& out, std::string_view text) {
            Equal(word, '\\') | Equal(word, '?');
   };
   size_t run = 0;  // the first character of text not yet appended
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (i + 8 <= text.size()) {
-      const uint64_t flags = not_plain_bytes(byte_scan::Load(text.data() + i));
-      if (flags == 0) {
-        i += 7;
-        continue;
-      }
-      i += byte_scan::FirstFlagged(flags);
-    } else if (plain(static_cast<unsigned char>(text[i]))) {
-      continue;
-    }
+  for (size_t i = 0; (i = byte_scan::SkipPlain(text, i, not_plain_bytes,
+                                               plain)) < text.size();
+       ++i) {
     const unsigned char c = text[i];
     out.append(text.data() + run, i - run);
     run = i + 1;

@@ -24,10 +24,6 @@ namespace {
 // The template EmitWorkflowDocs renders.
 constexpr char kReadmeTemplate[] = "workflow_readme.md.mustache";
 
-}  // namespace
-
-namespace {
-
 bool IsControl(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
 // Letters, digits and every non-ASCII byte (Markdown counts Unicode letters

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "emit/asl_emitter.h"
@@ -34,10 +33,6 @@ std::string LatestSchemaPath(const EventDef& event) {
   return fmt::format("schemas/events/{}/latest.json", event.name);
 }
 
-bool Contains(const std::vector<std::string>& paths, const std::string& path) {
-  return std::find(paths.begin(), paths.end(), path) != paths.end();
-}
-
 }  // namespace
 
 Emission::Emission(std::string out_dir) : out_dir_(std::move(out_dir)) {
@@ -47,10 +42,10 @@ Emission::Emission(std::string out_dir) : out_dir_(std::move(out_dir)) {
   jobs_.Add(ParseDocsTemplates);
 }
 
-void Emission::Compare(const std::string& path, const std::string& content,
-                       std::vector<std::string>& matched) const {
-  if (!out_dir_.empty() && FileHolds(out_dir_ + "/" + path, content))
-    matched.push_back(path);
+void Emission::Compare(const std::string& path, const std::string& content) {
+  if (out_dir_.empty() || !FileHolds(out_dir_ + "/" + path, content)) return;
+  const std::lock_guard<std::mutex> lock(matched_mutex_);
+  matched_.insert(path);
 }
 
 void Emission::Start(const WorkflowSpec& spec) {
@@ -66,24 +61,23 @@ void Emission::Start(const WorkflowSpec& spec) {
   jobs_.Add([this, &w] {
     Definition(w);
     w.cpp = EmitCpp(*w.spec, w.asl);
-    Compare(AslPath(*w.spec), w.asl, w.matched[0]);
-    Compare(CppBase(*w.spec) + ".hpp", w.cpp.header, w.matched[0]);
-    Compare(CppBase(*w.spec) + ".cpp", w.cpp.source, w.matched[0]);
+    Compare(AslPath(*w.spec), w.asl);
+    Compare(CppBase(*w.spec) + ".hpp", w.cpp.header);
+    Compare(CppBase(*w.spec) + ".cpp", w.cpp.source);
   });
   jobs_.Add([this, &w] {
     w.conformance = EmitConformancePlan(*w.spec);
-    Compare(ConformancePath(*w.spec), w.conformance, w.matched[1]);
+    Compare(ConformancePath(*w.spec), w.conformance);
   });
   jobs_.Add([this, &w] {
     w.readme = EmitWorkflowDocs(*w.spec);
     w.dot = EmitWorkflowDot(*w.spec);
-    Compare(ReadmePath(*w.spec), w.readme, w.matched[2]);
-    Compare(DotPath(*w.spec), w.dot, w.matched[2]);
+    Compare(ReadmePath(*w.spec), w.readme);
+    Compare(DotPath(*w.spec), w.dot);
     for (const auto& event : w.spec->events) {
       w.schemas.push_back(EmitEventSchema(*w.spec, event));
-      Compare(EventSchemaPath(event, event.schema_version), w.schemas.back(),
-              w.matched[2]);
-      Compare(LatestSchemaPath(event), w.schemas.back(), w.matched[2]);
+      Compare(EventSchemaPath(event, event.schema_version), w.schemas.back());
+      Compare(LatestSchemaPath(event), w.schemas.back());
     }
   });
 }
@@ -105,7 +99,6 @@ FileSet Emission::Finish(
   // The stack ahead of the queued jobs, with each workflow's share (made
   // here when its job has not started yet).
   std::string stack;
-  std::vector<std::string> stack_matched;
   jobs_.Add(
       [&] {
         std::vector<StackPart> parts;
@@ -114,18 +107,16 @@ FileSet Emission::Finish(
           parts.push_back(std::move(w.stack_part));
         }
         stack = EmitStack(specs, std::move(parts));
-        Compare(kStackPath, stack, stack_matched);
+        Compare(kStackPath, stack);
       },
       /*first=*/true);
-  jobs_.Wait();
+  jobs_.Wait();  // after it, matched_ is read without its mutex
   FileSet files;
   for (Workflow& w : workflows_) {
     const WorkflowSpec& spec = *w.spec;
     auto add = [&](const std::string& path, std::string content) {
-      const bool matched = Contains(w.matched[0], path) ||
-                           Contains(w.matched[1], path) ||
-                           Contains(w.matched[2], path);
-      files.Add(path, std::move(content), spec.workflow, matched);
+      files.Add(path, std::move(content), spec.workflow,
+                matched_.count(path) != 0);
     };
     add(AslPath(spec), std::move(w.asl));
     add(CppBase(spec) + ".hpp", std::move(w.cpp.header));
@@ -145,7 +136,8 @@ FileSet Emission::Finish(
         files.Keep(EventSchemaPath(event, v), spec.workflow);
     }
   }
-  files.AddWholeSet(kStackPath, std::move(stack), !stack_matched.empty());
+  files.AddWholeSet(kStackPath, std::move(stack),
+                    matched_.count(kStackPath) != 0);
   return files;
 }
 

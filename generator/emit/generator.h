@@ -4,6 +4,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,18 +54,17 @@ class Emission {
     std::string readme;
     std::string dot;
     std::vector<std::string> schemas;  // one per spec->events, in order
-    // The paths whose file in out_dir_ matched, one list per job (each
-    // job writes its own).
-    std::vector<std::string> matched[3];
   };
-  // Adds `path` to `matched` when the file there holds `content`.
-  void Compare(const std::string& path, const std::string& content,
-               std::vector<std::string>& matched) const;
+  // Adds `path` to matched_ when the file there in out_dir_ holds
+  // `content`. Called by the jobs, concurrently.
+  void Compare(const std::string& path, const std::string& content);
   // Makes `w`'s definition and stack share unless done; when another
   // thread is making them, waits for it (it is running, so this ends).
   static void Definition(Workflow& w);
 
-  const std::string out_dir_;       // "": compare nothing
+  const std::string out_dir_;  // "": compare nothing
+  std::mutex matched_mutex_;
+  std::set<std::string> matched_;   // paths whose file in out_dir_ matched
   std::deque<Workflow> workflows_;  // a deque: jobs hold references
   JobQueue jobs_;  // last: destroyed first, it waits for the jobs
 };

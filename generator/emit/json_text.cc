@@ -43,18 +43,9 @@ void AppendString(std::string& out, const std::string& text) {
   size_t run = 0;  // the first character of text not yet appended
   const char* data = text.data();
   const size_t size = text.size();
-  for (size_t i = 0; i < size; ++i) {
-    // Plain text skipped 8 bytes at a time, to the first byte that is not.
-    if (i + 8 <= size) {
-      const uint64_t not_plain = NotPlainBytes(byte_scan::Load(data + i));
-      if (not_plain == 0) {
-        i += 7;
-        continue;
-      }
-      i += byte_scan::FirstFlagged(not_plain);
-    } else if (kPlain[static_cast<unsigned char>(data[i])]) {
-      continue;
-    }
+  auto plain = [](unsigned char c) { return kPlain[c]; };
+  for (size_t i = 0;
+       (i = byte_scan::SkipPlain(text, i, NotPlainBytes, plain)) < size; ++i) {
     const unsigned char c = static_cast<unsigned char>(data[i]);
     if (c >= 0x80) {
       // A multi-byte character: nlohmann validates the string and writes

@@ -335,13 +335,12 @@ CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
   const GeneratedFile manifest_file{manifest, kWholeSet};
   expected[kManifestName] = &manifest_file;
   for (const auto& [path, file] : expected) {
-    const std::string* content = &file->content;
-    if (file->matched_disk || FileHolds((root / path).string(), *content))
+    if (file->matched_disk || FileHolds((root / path).string(), file->content))
       continue;
     std::optional<std::string> current = ReadFile(root / path);
     ++report.stale;
     report.findings.emplace_back(path, current ? "out of date" : "missing");
-    report.diff += UnifiedDiff(path, current.value_or(""), *content);
+    report.diff += UnifiedDiff(path, current.value_or(""), file->content);
   }
   for (const auto& [path, entry] : old) {
     if (next.count(path)) continue;
