@@ -90,6 +90,45 @@ TEST(RuntimeApiTest, AnswersEachInvocationOnItsEndpoint) {
             R"({"errorMessage":"vector::at","errorType":"TerminalError"})");
 }
 
+// A `next` without an answer (here a reset; under Lambda or @vercel/fun, a
+// connect timeout run out while the process was frozen) is asked again.
+TEST(RuntimeApiTest, NextIsAskedAgainWhenItGetsNoAnswer) {
+  const FakeServer::Answer reset{0, "", FakeServer::Mode::kReset};
+  FakeServer server({reset, reset, reset, Next("r1", R"({"n":1})"), kAccepted});
+  int status = RunLoop(
+      [] {
+        return [](const Invocation& invocation) { return invocation.payload; };
+      },
+      {Endpoint(server), 1, runtime::SeedErrorNames()});
+  EXPECT_EQ(status, 0);
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 5u);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_THAT(requests[i].first,
+                StartsWith("GET /2018-06-01/runtime/invocation/next "));
+  EXPECT_THAT(requests[4].first,
+              StartsWith("POST /2018-06-01/runtime/invocation/r1/response "));
+  EXPECT_EQ(requests[4].second, R"({"n":1})");
+}
+
+TEST(RuntimeApiTest, NextGivesUpAfterItsLastAttempt) {
+  const FakeServer::Answer reset{0, "", FakeServer::Mode::kReset};
+  FakeServer server({reset, reset, reset, reset});
+  ::testing::internal::CaptureStderr();
+  int status = RunLoop(
+      [] {
+        return [](const Invocation& invocation) { return invocation.payload; };
+      },
+      {Endpoint(server), 1, runtime::SeedErrorNames()});
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "Lambda Runtime API " + server.endpoint() +
+                "/2018-06-01/runtime/invocation/next: Failure when receiving "
+                "data from the peer (Recv failure: Connection reset by peer) "
+                "(attempt 4 of 4)\n");
+  EXPECT_EQ(server.requests().size(), 4u);
+}
+
 TEST(RuntimeApiTest, TheStepSeesTheTimeLeftBeforeTheDeadline) {
   const int64_t deadline = NowMs() + 60000;
   FakeServer server({Next("r1", R"({"n":1})", deadline), kAccepted});

@@ -124,7 +124,23 @@ RuntimeApiClient::RuntimeApiClient(std::string endpoint)
 RuntimeApiClient::~RuntimeApiClient() = default;
 
 Invocation RuntimeApiClient::Next() {
-  Impl::Reply reply = impl_->Request("invocation/next", nullptr);
+  // Lambda freezes the process between invocations (and @vercel/fun does so
+  // right after the response, perhaps while this request connects): on
+  // thaw, a connect timeout measured on the wall clock may have run out. A
+  // `next` that was not answered is asked again, as aws-lambda-cpp does; it
+  // has no side effect to repeat.
+  Impl::Reply reply;
+  for (int attempt = 1;; ++attempt) {
+    try {
+      reply = impl_->Request("invocation/next", nullptr);
+      break;
+    } catch (const std::runtime_error& e) {
+      if (attempt == kNextAttempts)
+        throw std::runtime_error(std::string(e.what()) + " (attempt " +
+                                 std::to_string(attempt) + " of " +
+                                 std::to_string(kNextAttempts) + ")");
+    }
+  }
   if (reply.status != 200)
     throw std::runtime_error("Lambda Runtime API invocation/next: HTTP " +
                              std::to_string(reply.status) + ": " +

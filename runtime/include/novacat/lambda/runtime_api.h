@@ -41,7 +41,11 @@ class RuntimeApiClient {
   RuntimeApiClient(const RuntimeApiClient&) = delete;
   RuntimeApiClient& operator=(const RuntimeApiClient&) = delete;
 
-  // Waits for the next invocation.
+  // How many times Next asks before it gives up on an unreachable API.
+  static constexpr int kNextAttempts = 4;
+
+  // Waits for the next invocation. A request that gets no HTTP answer
+  // (refused, reset, timed out) is made again, up to kNextAttempts times.
   Invocation Next();
   void Respond(const std::string& request_id, const std::string& body);
   void ReportError(const std::string& request_id,
