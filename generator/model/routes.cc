@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <deque>
+#include <utility>
 
 namespace novacat {
 
@@ -62,25 +63,38 @@ Edges Reversed(const Edges& edges) {
 namespace {
 
 // Whether `state` is reachable from `handler`: a search that stops when it
-// gets there (every emitter asks it for every Task and catch route).
+// gets there (every emitter asks it for every Task and catch route). What
+// follows a handler is mostly a few states, whatever the size of the graph:
+// the states seen are a sorted list until they are many, and only then a
+// mark per state of the graph (clearing those marks for every call made each
+// cost the graph's size).
 bool Downstream(const StateGraph& graph, const std::string& handler,
                 const std::string& state) {
   const int from = graph.IndexOf(handler);
   const int target = graph.IndexOf(state);
   if (from < 0 || target < 0) return false;
-  std::vector<char> seen(graph.states.size(), 0);
+  constexpr size_t kFewSeen = 64;
+  std::vector<int> few = {from};
+  std::vector<char> marks;  // once more than kFewSeen were seen
+  auto first_visit = [&](int to) {
+    if (!marks.empty()) return !std::exchange(marks[to], 1);
+    auto place = std::lower_bound(few.begin(), few.end(), to);
+    if (place != few.end() && *place == to) return false;
+    few.insert(place, to);
+    if (few.size() > kFewSeen) {
+      marks.assign(graph.states.size(), 0);
+      for (int seen : few) marks[seen] = 1;
+    }
+    return true;
+  };
   std::vector<int> pending = {from};
-  seen[from] = 1;
   while (!pending.empty()) {
     const int at = pending.back();
     pending.pop_back();
     if (at == target) return true;
     for (const Transition* t : graph.states[at].Transitions()) {
       const int to = graph.IndexOf(t->target);
-      if (to >= 0 && !seen[to]) {
-        seen[to] = 1;
-        pending.push_back(to);
-      }
+      if (to >= 0 && first_visit(to)) pending.push_back(to);
     }
   }
   return false;
@@ -163,11 +177,21 @@ std::set<std::string> FieldsInScope(const WorkflowSpec& spec,
     for (const auto& i : spec.identities) names.insert(i.name);
     return names;
   }
-  for (const auto& s : spec.graph.states) {
-    if (s.item_states.get() != &graph) continue;
+  // The Map that holds `graph`: by the index when the graph has a state,
+  // since a scan of every state for each Map made the checker quadratic.
+  auto add_owner = [&](const State& s) {
     names.insert(s.item_name);
     for (const auto& c : s.carry) names.insert(c);
     for (const auto& f : s.item_data) names.insert(f.name);
+  };
+  const State* owner = graph.states.empty()
+                           ? nullptr
+                           : spec.graph.FindItemOwner(graph.states[0].name);
+  if (owner && owner->item_states.get() == &graph) {
+    add_owner(*owner);
+  } else {
+    for (const auto& s : spec.graph.states)
+      if (s.item_states.get() == &graph) add_owner(s);
   }
   for (const auto& [name, value] : spec.constants) names.insert(name);
   for (const auto& i : spec.identities) names.insert(i.name);

@@ -90,6 +90,69 @@ TEST(AslEmitterTest, QuarantineIsCaughtBeforeStatesAll) {
   EXPECT_EQ(asl["States"]["QuarantineHandler"]["Catch"].size(), 1u);
 }
 
+// A failure path longer than the few states a handler usually leads to
+// (the search for what follows a handler changes its bookkeeping past 64):
+// none of its states catches, the states before it all do.
+TEST(AslEmitterTest, ALongFailurePathCatchesNothing) {
+  std::string spec =
+      "workflow: long_failure_path\n"
+      "governance: shared/governance.yaml\n"
+      "input: start\n"
+      "events:\n  start:\n    fields:\n"
+      "      nova_id: {type: uuid, required: true}\n"
+      "      correlation_id: {type: uuid}\n"
+      "outcomes:\n  DONE: done\n"
+      "idempotency:\n  key: \"Long:{nova_id}:{schema_version}\"\n"
+      "catch:\n  quarantine: QuarantineHandler\n  failure: "
+      "TerminalFailHandler\n"
+      "states:\n"
+      "  BeginJobRun: {type: Task, builtin: BeginJobRun, timeout: 10s, "
+      "next: AcquireIdempotencyLock}\n"
+      "  AcquireIdempotencyLock: {type: Task, builtin: "
+      "AcquireIdempotencyLock, timeout: 10s, next: Work}\n"
+      "  Work: {type: Task, timeout: 20s, next: FinalizeJobRunSuccess, "
+      "outcome: DONE}\n"
+      "  FinalizeJobRunSuccess: {type: Task, builtin: FinalizeJobRunSuccess, "
+      "timeout: 10s, end: true}\n"
+      "  QuarantineHandler: {type: Task, builtin: QuarantineHandler, "
+      "timeout: 10s, next: FinalizeJobRunQuarantined}\n"
+      "  FinalizeJobRunQuarantined: {type: Task, builtin: "
+      "FinalizeJobRunQuarantined, timeout: 10s, end: true}\n"
+      "  TerminalFailHandler: {type: Task, builtin: TerminalFailHandler, "
+      "timeout: 10s, next: Cleanup0}\n";
+  constexpr int kCleanups = 80;
+  for (int i = 0; i < kCleanups; ++i)
+    spec += "  Cleanup" + std::to_string(i) +
+            ": {type: Task, timeout: 20s, next: " +
+            (i + 1 < kCleanups ? "Cleanup" + std::to_string(i + 1)
+                               : std::string("FinalizeJobRunFailed")) +
+            "}\n";
+  spec +=
+      "  FinalizeJobRunFailed: {type: Task, builtin: FinalizeJobRunFailed, "
+      "timeout: 10s, next: Failed}\n"
+      "  Failed: {type: Fail, error: TerminalError}\n";
+  const std::string governance = ReadText("specs/shared/governance.yaml");
+  FileReader read = [&](const std::string& path) -> std::optional<std::string> {
+    if (path == "specs/long_failure_path.yaml") return spec;
+    if (path == "specs/shared/governance.yaml") return governance;
+    return std::nullopt;
+  };
+  DiagnosticSink sink;
+  auto specs = LoadAndCheck({"specs/long_failure_path.yaml"}, read, sink);
+  ASSERT_EQ(UnexpectedDiagnostics(sink), "");
+  ASSERT_EQ(specs.size(), 1u);
+  json states = json::parse(EmitAsl(*specs.front()))["States"];
+  EXPECT_EQ(states["Work"]["Catch"], json::parse(R"([
+      {"ErrorEquals": ["QuarantineError"], "ResultPath": "$.error",
+       "Next": "QuarantineHandler"},
+      {"ErrorEquals": ["States.ALL"], "ResultPath": "$.error",
+       "Next": "TerminalFailHandler"}])"));
+  for (const std::string name :
+       {"TerminalFailHandler", "Cleanup0", "Cleanup63", "Cleanup64",
+        "Cleanup79", "FinalizeJobRunFailed"})
+    EXPECT_FALSE(states[name].contains("Catch")) << name;
+}
+
 TEST(AslEmitterTest, OneAliasTaskLeadsToTwoOutcomesByBranch) {
   json asl = Emit("specs/initialize_nova.yaml");
   const json& states = asl["States"];
