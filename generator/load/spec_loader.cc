@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -13,6 +14,9 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "model/routes.h"
 
@@ -117,37 +121,45 @@ class MapReader {
       valid_ = false;
       return;
     }
-    for (const auto& [key_node, value] : node.Entries()) {
+    const std::vector<std::pair<yaml::Node, yaml::Node>> entries =
+        node.Entries();
+    entries_.reserve(entries.size());
+    for (const auto& [key_node, value] : entries) {
       if (!key_node.IsScalar()) {
         r_.Error(r_.At(key_node), "wrong-type",
                  fmt::format("keys in {} must be plain names", what_));
         continue;
       }
       const std::string& key = key_node.Scalar();
-      SourceLocation at = r_.At(key_node);
-      auto seen = first_.find(key);
-      if (seen != first_.end()) {
-        r_.Error(at, "duplicate-key",
+      if (const Entry* seen = Find(key)) {
+        r_.Error(r_.At(key_node), "duplicate-key",
                  fmt::format("duplicate key '{}' in {} (first defined at "
                              "line {})",
-                             key, what_, seen->second.location.line));
+                             key, what_, r_.At(seen->key).line));
         continue;
       }
-      first_.emplace(key, Entry{value, at});
-      order_.push_back(key);
+      entries_.push_back(Entry{key_node, value});
+      if (!by_key_.empty() || entries_.size() > kFewKeys) Index();
     }
   }
+
+  // known_ holds views of absent_'s strings.
+  MapReader(const MapReader&) = delete;
+  MapReader& operator=(const MapReader&) = delete;
 
   bool valid() const { return valid_; }
   const std::string& what() const { return what_; }
 
   // The value of `key`, or null when absent. Marks `key` as known.
   const yaml::Node* Get(const std::string& key) {
-    known_.push_back(key);
-    auto it = first_.find(key);
-    if (it == first_.end()) return nullptr;
-    used_.insert(key);
-    return &it->second.value;
+    Entry* entry = Find(key);
+    if (!entry) {
+      known_.push_back(absent_.emplace_back(key));
+      return nullptr;
+    }
+    known_.push_back(entry->key.Scalar());
+    entry->used = true;
+    return &entry->value;
   }
 
   // As Get, and reports `missing-key` when absent.
@@ -161,16 +173,16 @@ class MapReader {
   }
 
   SourceLocation KeyLocation(const std::string& key) const {
-    auto it = first_.find(key);
-    return it == first_.end() ? location() : it->second.location;
+    const Entry* entry = Find(key);
+    return entry ? r_.At(entry->key) : location();
   }
   // The value's location; the key's when the value has none (null values).
   SourceLocation ValueLocation(const std::string& key) const {
-    auto it = first_.find(key);
-    if (it == first_.end()) return location();
-    if (it->second.value.GetMark().line < 0 || it->second.value.IsNull())
-      return it->second.location;
-    return r_.At(it->second.value);
+    const Entry* entry = Find(key);
+    if (!entry) return location();
+    if (entry->value.GetMark().line < 0 || entry->value.IsNull())
+      return r_.At(entry->key);
+    return r_.At(entry->value);
   }
   SourceLocation location() const {
     SourceLocation loc = r_.At(node_);
@@ -181,7 +193,8 @@ class MapReader {
   // Entries in document order (first occurrence of each key).
   std::vector<std::pair<std::string, const yaml::Node*>> Entries() const {
     std::vector<std::pair<std::string, const yaml::Node*>> out;
-    for (const auto& k : order_) out.emplace_back(k, &first_.at(k).value);
+    out.reserve(entries_.size());
+    for (const Entry& e : entries_) out.emplace_back(e.key.Scalar(), &e.value);
     return out;
   }
   // Adds keys to the vocabulary used for suggestions without reading them.
@@ -194,39 +207,68 @@ class MapReader {
 
   void Finish() {
     if (!valid_ || accept_all_) return;
-    for (const auto& key : order_) {
-      if (used_.count(key)) continue;
-      bool known = false;
-      for (const auto& k : known_) known = known || k == key;
-      if (known) continue;
-      std::string suggestion = ClosestMatch(key, known_);
+    for (const Entry& entry : entries_) {
+      if (entry.used) continue;
+      const std::string& key = entry.key.Scalar();
+      if (std::find(known_.begin(), known_.end(), key) != known_.end())
+        continue;
+      const std::vector<std::string> vocabulary(known_.begin(), known_.end());
+      std::string suggestion = ClosestMatch(key, vocabulary);
       std::string message = fmt::format("unknown key '{}' in {}", key, what_);
       if (!suggestion.empty()) {
         message += fmt::format("; did you mean '{}'?", suggestion);
       } else {
-        std::set<std::string> sorted(known_.begin(), known_.end());
+        std::set<std::string> sorted(vocabulary.begin(), vocabulary.end());
         std::string list;
         for (const auto& k : sorted) list += (list.empty() ? "" : ", ") + k;
         message += fmt::format(" (expected one of: {})", list);
       }
-      r_.Error(first_.at(key).location, "unknown-key", message);
+      r_.Error(r_.At(entry.key), "unknown-key", message);
     }
   }
 
  private:
+  // One key of the mapping (its first occurrence) and its value; the key's
+  // text lives in the document, as long as the reader.
   struct Entry {
+    yaml::Node key;
     yaml::Node value;
-    SourceLocation location;
+    bool used = false;
   };
+  // Up to this many keys a lookup scans them; past it (mappings of names:
+  // states, events, fields) they are indexed.
+  static constexpr size_t kFewKeys = 16;
+
+  const Entry* Find(std::string_view key) const {
+    if (!by_key_.empty()) {
+      auto it = by_key_.find(key);
+      return it == by_key_.end() ? nullptr : &entries_[it->second];
+    }
+    for (const Entry& e : entries_)
+      if (e.key.Scalar() == key) return &e;
+    return nullptr;
+  }
+  Entry* Find(std::string_view key) {
+    return const_cast<Entry*>(std::as_const(*this).Find(key));
+  }
+  // Indexes the keys not indexed yet.
+  void Index() {
+    for (size_t i = by_key_.size(); i < entries_.size(); ++i)
+      by_key_.emplace(entries_[i].key.Scalar(), i);
+  }
+
   Reader& r_;
   yaml::Node node_;
   std::string what_;
   bool valid_ = true;
   bool accept_all_ = false;
-  std::map<std::string, Entry> first_;
-  std::vector<std::string> order_;
-  std::vector<std::string> known_;
-  std::set<std::string> used_;
+  std::vector<Entry> entries_;  // document order
+  std::unordered_map<std::string_view, size_t> by_key_;
+  // Every key asked for or expected, in that order (the suggestions'
+  // vocabulary): views of the document's keys, of the literals Expect got,
+  // or of absent_, which holds the keys asked for and absent.
+  std::vector<std::string_view> known_;
+  std::deque<std::string> absent_;
 };
 
 // Typed scalar readers. Each reports `wrong-type` and returns nullopt when
@@ -251,6 +293,7 @@ class Values {
                                     bool required = false) {
     const yaml::Node* node = required ? m.Require(key) : m.Get(key);
     if (!node) return std::nullopt;
+    if (node->IsScalar()) return node->Scalar();  // the description unmade
     return String(*node, fmt::format("'{}' in {}", key, m.what()),
                   m.KeyLocation(key));
   }
@@ -259,16 +302,15 @@ class Values {
                                  bool required = false) {
     const yaml::Node* node = required ? m.Require(key) : m.Get(key);
     if (!node) return std::nullopt;
-    std::string what = fmt::format("'{}' in {}", key, m.what());
     if (node->IsScalar() && node->Tag() == "?") {
       int64_t value = 0;
       const std::string& s = node->Scalar();
       auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
       if (ec == std::errc() && ptr == s.data() + s.size()) return value;
     }
-    r_.Error(
-        m.ValueLocation(key), "wrong-type",
-        fmt::format("{} must be an integer, got {}", what, Describe(*node)));
+    r_.Error(m.ValueLocation(key), "wrong-type",
+             fmt::format("'{}' in {} must be an integer, got {}", key, m.what(),
+                         Describe(*node)));
     return std::nullopt;
   }
 
