@@ -41,9 +41,6 @@ void AppendMembers(nlohmann::ordered_json::object_t& members, std::string key,
   AppendMembers(members, std::forward<Rest>(rest)...);
 }
 
-// The object of the (key, value) pairs `fields`, in order, as
-// ordered_json{{key, value}, ...} would be (its keys distinct):
-// JsonObject("status", "FAILED", "waits", std::move(waits)).
 // As JsonObject, with room for `room` members more, added later (by
 // operator[] or AppendMember) without the object growing: growing copies
 // every member, deep (see AppendMember), and so does reserving once there
@@ -57,6 +54,9 @@ nlohmann::ordered_json JsonObjectWithRoom(size_t room, Fields&&... fields) {
   return object;
 }
 
+// The object of the (key, value) pairs `fields`, in order, as
+// ordered_json{{key, value}, ...} would be (its keys distinct):
+// JsonObject("status", "FAILED", "waits", std::move(waits)).
 template <typename... Fields>
 nlohmann::ordered_json JsonObject(Fields&&... fields) {
   return JsonObjectWithRoom(0, std::forward<Fields>(fields)...);

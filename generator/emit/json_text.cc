@@ -41,12 +41,11 @@ void AppendString(std::string& out, const std::string& text) {
   out.reserve(start + text.size() + 2);
   out += '"';
   size_t run = 0;  // the first character of text not yet appended
-  const char* data = text.data();
-  const size_t size = text.size();
   auto plain = [](unsigned char c) { return kPlain[c]; };
   for (size_t i = 0;
-       (i = byte_scan::SkipPlain(text, i, NotPlainBytes, plain)) < size; ++i) {
-    const unsigned char c = static_cast<unsigned char>(data[i]);
+       (i = byte_scan::SkipPlain(text, i, NotPlainBytes, plain)) < text.size();
+       ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
       // A multi-byte character: nlohmann validates the string and writes
       // it, or throws as dump does.

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include <deque>
-#include <utility>
+#include <unordered_set>
 
 namespace novacat {
 
@@ -64,29 +64,15 @@ namespace {
 
 // Whether `state` is reachable from `handler`: a search that stops when it
 // gets there (every emitter asks it for every Task and catch route). What
-// follows a handler is mostly a few states, whatever the size of the graph:
-// the states seen are a sorted list until they are many, and only then a
-// mark per state of the graph (clearing those marks for every call made each
-// cost the graph's size).
+// follows a handler is mostly a few states, whatever the size of the graph,
+// so the states seen are a set of those: a mark per state of the graph,
+// cleared for every call, made each cost the graph's size.
 bool Downstream(const StateGraph& graph, const std::string& handler,
                 const std::string& state) {
   const int from = graph.IndexOf(handler);
   const int target = graph.IndexOf(state);
   if (from < 0 || target < 0) return false;
-  constexpr size_t kFewSeen = 64;
-  std::vector<int> few = {from};
-  std::vector<char> marks;  // once more than kFewSeen were seen
-  auto first_visit = [&](int to) {
-    if (!marks.empty()) return !std::exchange(marks[to], 1);
-    auto place = std::lower_bound(few.begin(), few.end(), to);
-    if (place != few.end() && *place == to) return false;
-    few.insert(place, to);
-    if (few.size() > kFewSeen) {
-      marks.assign(graph.states.size(), 0);
-      for (int seen : few) marks[seen] = 1;
-    }
-    return true;
-  };
+  std::unordered_set<int> seen = {from};
   std::vector<int> pending = {from};
   while (!pending.empty()) {
     const int at = pending.back();
@@ -94,7 +80,7 @@ bool Downstream(const StateGraph& graph, const std::string& handler,
     if (at == target) return true;
     for (const Transition* t : graph.states[at].Transitions()) {
       const int to = graph.IndexOf(t->target);
-      if (to >= 0 && first_visit(to)) pending.push_back(to);
+      if (to >= 0 && seen.insert(to).second) pending.push_back(to);
     }
   }
   return false;

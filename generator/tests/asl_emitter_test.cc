@@ -90,9 +90,8 @@ TEST(AslEmitterTest, QuarantineIsCaughtBeforeStatesAll) {
   EXPECT_EQ(asl["States"]["QuarantineHandler"]["Catch"].size(), 1u);
 }
 
-// A failure path longer than the few states a handler usually leads to
-// (the search for what follows a handler changes its bookkeeping past 64):
-// none of its states catches, the states before it all do.
+// A failure path far longer than the few states a handler usually leads
+// to: none of its states catches, the states before it all do.
 TEST(AslEmitterTest, ALongFailurePathCatchesNothing) {
   std::string spec =
       "workflow: long_failure_path\n"
