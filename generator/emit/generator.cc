@@ -110,6 +110,9 @@ FileSet Emission::Finish(
         Compare(kStackPath, stack);
       },
       /*first=*/true);
+  // Every job is queued: each helper ends when it finds the queue empty,
+  // and its exit overlaps the jobs still running.
+  jobs_.Close();
   jobs_.Wait();  // after it, matched_ is read without its mutex
   FileSet files;
   for (Workflow& w : workflows_) {

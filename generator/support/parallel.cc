@@ -51,11 +51,20 @@ void JobQueue::Wait() {
   std::rethrow_exception(error);
 }
 
+void JobQueue::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+  }
+  queued_.notify_all();
+}
+
 void JobQueue::HelperLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    queued_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping
+    queued_.wait(lock,
+                 [this] { return stopping_ || closed_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping or closed
     RunFront(lock);
   }
 }

@@ -41,6 +41,12 @@ class JobQueue {
   // the scheduling.
   void Wait();
 
+  // Every job is queued: each helper ends as soon as it finds the queue
+  // empty, so that its exit (its stack, its heap) overlaps the jobs still
+  // running instead of the destructor's join. A job added later still runs,
+  // on a helper not yet ended or in Wait.
+  void Close();
+
  private:
   struct Job {
     size_t index;  // in the order added
@@ -56,7 +62,8 @@ class JobQueue {
   std::deque<Job> queue_;
   size_t added_ = 0;
   size_t running_ = 0;
-  bool stopping_ = false;
+  bool stopping_ = false;  // the destructor: drop the queued jobs
+  bool closed_ = false;    // Close: helpers end when the queue is empty
   std::map<size_t, std::exception_ptr> errors_;  // by Job::index
   std::vector<std::thread> helpers_;
 };

@@ -1,6 +1,6 @@
 // JobQueue: every job runs once, the failure reported is the earliest
-// added whatever the scheduling, `first` jumps the queue, and jobs not
-// started are dropped with the queue.
+// added whatever the scheduling, `first` jumps the queue, jobs not started
+// are dropped with the queue, and a closed queue still runs every job.
 #include "support/parallel.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +60,25 @@ TEST(JobQueueTest, FirstGoesAheadOfTheQueuedJobs) {
   jobs.Add([&] { order.push_back("stack"); }, /*first=*/true);
   jobs.Wait();
   EXPECT_EQ(order, (std::vector<std::string>{"stack", "a", "b"}));
+}
+
+TEST(JobQueueTest, AClosedQueueRunsEveryJobQueuedAndAddedLater) {
+  for (unsigned helpers : {0u, 1u, 3u}) {
+    std::vector<std::atomic<int>> runs(300);
+    JobQueue jobs(helpers);
+    for (size_t i = 0; i < 200; ++i)
+      jobs.Add([&runs, i] { runs[i].fetch_add(1); });
+    jobs.Close();  // the helpers drain the queue, then end
+    for (size_t i = 200; i < runs.size(); ++i)
+      jobs.Add([&runs, i] { runs[i].fetch_add(1); });
+    jobs.Wait();
+    for (size_t i = 0; i < runs.size(); ++i)
+      ASSERT_EQ(runs[i].load(), 1) << "job " << i << ", helpers " << helpers;
+    std::atomic<int> later{0};  // after the helpers ended: run in Wait
+    jobs.Add([&later] { later.fetch_add(1); });
+    jobs.Wait();
+    EXPECT_EQ(later.load(), 1) << "helpers " << helpers;
+  }
 }
 
 TEST(JobQueueTest, DropsTheJobsNotStarted) {
