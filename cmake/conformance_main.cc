@@ -13,8 +13,30 @@
 // file only hands them the workflow's binding.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include NOVACAT_WORKFLOW_HEADER
 #include "novacat/runtime/testing/conformance.h"
+
+// The binding's Definition() is byte for byte the definition file generated
+// with it (the header's contract): what runs locally is what is deployed.
+TEST(Binding, DefinitionIsTheGeneratedFile) {
+  std::ifstream in(NOVACAT_ASL_PATH, std::ios::binary);
+  ASSERT_TRUE(in) << "cannot read " << NOVACAT_ASL_PATH;
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string file = text.str();
+  const std::string_view definition = novacat::NOVACAT_WORKFLOW::Definition();
+  if (definition == file) return;
+  size_t at = 0;
+  while (at < definition.size() && at < file.size() &&
+         definition[at] == file[at])
+    ++at;
+  ADD_FAILURE() << "Definition() differs from " << NOVACAT_ASL_PATH
+                << " from byte " << at << ": \"" << definition.substr(at, 40)
+                << "\" against \"" << file.substr(at, 40) << "\"";
+}
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

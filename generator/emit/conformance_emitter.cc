@@ -71,13 +71,16 @@ struct PathIndex {
 // element's last line end with ','.
 class PlanWriter {
  public:
-  void push_back(const Json& c) {
+  void push_back(const Json& c) { Begin().Value(c); }
+
+  // A writer of the next case, which the caller writes whole (one object)
+  // before it adds another: c.dump(1) with every line two spaces further
+  // in, written in place; the first line's indentation is written here.
+  JsonWriter Begin() {
     if (count_ != 0) out_ += ",\n";
-    // c.dump(1) with every line two spaces further in, written in place:
-    // the first line's indentation is written here.
     out_ += "  ";
-    AppendPrettyJson(out_, c, /*indent_step=*/1, /*current_indent=*/2);
     ++count_;
+    return JsonWriter(out_, /*indent_step=*/1, /*current_indent=*/2);
   }
 
   size_t size() const { return count_; }
@@ -878,67 +881,88 @@ class PlanBuilder {
     const ErrorClassDef* quarantine =
         spec_.governance ? spec_.governance->FindClass(ErrorClass::kQuarantine)
                          : nullptr;
+    // The members every failure case starts with (BasedCase's order), its
+    // script answering `task` with `outcomes`.
+    auto begin_case = [&](JsonWriter& w, const std::string& kind,
+                          const std::string& note, const Json& outcomes) {
+      w.BeginObject();
+      w.Key("name").String(task.name + "_" + kind);
+      w.Key("note").String(note);
+      w.Key("base").String(base_name);
+      w.Key("script").BeginObject().Key(task.name).Value(outcomes).End();
+    };
     auto add = [&](const std::string& kind, const Json& outcomes,
-                   ErrorClass cls, Json wait_list, int invocations,
+                   ErrorClass cls, const Json& wait_list, int invocations,
                    const std::string& note) {
       std::optional<RouteEnd> end = route_for(cls);
-      Json expect = JsonObjectWithRoom(6);
+      JsonWriter w = cases.Begin();
+      begin_case(w, kind, note, outcomes);
+      w.Key("expect").BeginObject();
       if (end) {
-        expect["status"] = end->failed ? "FAILED" : "SUCCEEDED";
-        if (end->failed) expect["error"] = end->error;
-        expect["last_state"] = end->last;
+        w.Key("status").String(end->failed ? "FAILED" : "SUCCEEDED");
+        if (end->failed) w.Key("error").String(end->error);
+        w.Key("last_state").String(end->last);
         if (!end->quarantine_reason.empty())
-          expect["quarantine_reason"] = end->quarantine_reason;
+          w.Key("quarantine_reason").String(end->quarantine_reason);
       } else {
-        expect["status"] = "FAILED";
+        w.Key("status").String("FAILED");
       }
-      expect["waits"] = std::move(wait_list);
-      expect["invocations"] = JsonObject(task.name, invocations);
-      Json c =
-          BasedCase(task.name + "_" + kind, base_name,
-                    JsonObject(task.name, outcomes), std::move(expect), note);
+      w.Key("waits").Value(wait_list);
+      w.Key("invocations").BeginObject().Key(task.name).Int(invocations).End();
+      w.End();
       // Through the host: a domain Task's StepError (not Lambda's own
       // throttling or a timeout, which never reach the step logic).
       const std::string thrown = outcomes[0].value("throw", "");
       const bool step_error = thrown == "RetryableError" ||
                               thrown == "TerminalError" ||
                               thrown == "QuarantineError";
+      std::optional<Json> jobrun;
+      // The spec states the run enters after the path's first
+      // `path_events` events (all of them: npos).
+      std::vector<std::string> states;
+      size_t at = std::string::npos;
+      const char* cls_name = cls == ErrorClass::kRetryable  ? "RETRYABLE"
+                             : cls == ErrorClass::kTerminal ? "TERMINAL"
+                                                            : "QUARANTINE";
       if (IsDomainTask(&task) && step_error && end && base_host) {
-        const char* cls_name = cls == ErrorClass::kRetryable  ? "RETRYABLE"
-                               : cls == ErrorClass::kTerminal ? "TERMINAL"
-                                                              : "QUARANTINE";
-        Json events;
-        std::optional<Json> jobrun;
         if (end->in_item) {
           // The rest of the path runs: a walk of it (Map item Tasks only).
-          std::vector<std::string> states = FailureStates(base, task);
+          states = FailureStates(base, task);
           jobrun = JobRunAlong(states, base.outcome, cls_name);
-          events = EventsAlong(states);
         } else {
           // The path up to the Task, from the index; then the route.
-          const size_t at = index.position.at(task.name);
+          at = index.position.at(task.name);
           jobrun = JobRunAlong(end->states, base.outcome, cls_name);
           if (!jobrun && index.last_finalize[at])
             jobrun = JobRunOf(*index.last_finalize[at], base.outcome, cls_name);
-          events = Json::array();
-          for (const auto& [position, event] : index.events)
-            if (position < at) events.push_back(event);
-          for (const auto& event : EventsAlong(end->states))
-            events.push_back(event);
-        }
-        if (jobrun) {
-          Json thrown_list = Json::array();
-          for (const auto& o : outcomes)
-            thrown_list.push_back(
-                JsonObject("throw", o["throw"], "cause", o.value("cause", "")));
-          c["host"] = JsonObject(
-              "domain", JsonObject(task.name, std::move(thrown_list)), "expect",
-              JsonObject("jobrun", std::move(*jobrun), "events",
-                         std::move(events), "attempts",
-                         JsonObject(task.name, invocations)));
         }
       }
-      cases.push_back(std::move(c));
+      if (jobrun) {
+        w.Key("host").BeginObject();
+        w.Key("domain").BeginObject().Key(task.name).BeginArray();
+        for (const auto& o : outcomes)
+          w.BeginObject()
+              .Key("throw")
+              .Value(o["throw"])
+              .Key("cause")
+              .String(o.value("cause", ""))
+              .End();
+        w.End().End();
+        w.Key("expect").BeginObject();
+        w.Key("jobrun").Value(*jobrun);
+        w.Key("events").BeginArray();
+        if (at != std::string::npos) {
+          for (const auto& [position, event] : index.events)
+            if (position < at) w.String(event);
+          WriteEventsAlong(w, end->states);
+        } else {
+          WriteEventsAlong(w, states);
+        }
+        w.End();
+        w.Key("attempts").BeginObject().Key(task.name).Int(invocations).End();
+        w.End().End();
+      }
+      w.End();
     };
     const int64_t timeout = task.timeout_seconds.value_or(
         task.retry && task.retry->timeout_seconds ? *task.retry->timeout_seconds
@@ -966,36 +990,51 @@ class PlanBuilder {
       }
     }
     if (retryable && retries > 0) {
-      Json expect =
-          JsonObject("status", base.failed ? "FAILED" : "SUCCEEDED", "states",
-                     "base", "waits", Json::array({waits[0]}), "invocations",
-                     JsonObject(task.name, 2));
-      if (!base.outcome.empty()) expect["outcome"] = base.outcome;
-      Json c = BasedCase(
-          task.name + "_retry_then_success", base_name,
-          JsonObject(
-              task.name,
-              Json::array({JsonObject("throw", retryable->error_name), ok})),
-          std::move(expect),
-          "a RETRYABLE error, then success: the path goes on");
+      JsonWriter w = cases.Begin();
+      begin_case(w, "retry_then_success",
+                 "a RETRYABLE error, then success: the path goes on",
+                 Json::array({JsonObject("throw", retryable->error_name), ok}));
+      w.Key("expect").BeginObject();
+      w.Key("status").String(base.failed ? "FAILED" : "SUCCEEDED");
+      w.Key("states").String("base");
+      w.Key("waits").BeginArray().Value(waits[0]).End();
+      w.Key("invocations").BeginObject().Key(task.name).Int(2).End();
+      if (!base.outcome.empty()) w.Key("outcome").String(base.outcome);
+      w.End();
       if (IsDomainTask(&task) && base_host) {
         auto it = index.host_success.find(task.name);
-        Json success = it != index.host_success.end()
-                           ? *it->second
-                           : JsonObject("set", Json::object());
-        Json host_expect = (*base_host)["expect"];
-        host_expect["attempts"] = JsonObject(task.name, 2);
-        host_expect.erase("rerun_outcome");
-        host_expect.erase("rerun_domain_calls");
-        c["host"] = JsonObject(
-            "domain",
-            JsonObject(task.name,
-                       Json::array({JsonObject("throw", retryable->error_name,
-                                               "cause", "503"),
-                                    std::move(success)})),
-            "expect", std::move(host_expect));
+        w.Key("host").BeginObject();
+        w.Key("domain").BeginObject().Key(task.name).BeginArray();
+        w.BeginObject()
+            .Key("throw")
+            .String(retryable->error_name)
+            .Key("cause")
+            .String("503")
+            .End();
+        if (it != index.host_success.end())
+          w.Value(*it->second);
+        else
+          w.BeginObject().Key("set").BeginObject().End().End();
+        w.End().End();
+        // The base case's host expectations, but for the Task's attempts
+        // (in place, or last) and without the rerun, which is the base's.
+        w.Key("expect").BeginObject();
+        bool attempts = false;
+        auto write_attempts = [&] {
+          w.Key("attempts").BeginObject().Key(task.name).Int(2).End();
+          attempts = true;
+        };
+        for (const auto& [key, value] : (*base_host)["expect"].items()) {
+          if (key == "rerun_outcome" || key == "rerun_domain_calls") continue;
+          if (key == "attempts")
+            write_attempts();
+          else
+            w.Key(key).Value(value);
+        }
+        if (!attempts) write_attempts();
+        w.End().End();
       }
-      cases.push_back(std::move(c));
+      w.End();
     }
     if (terminal) {
       add("terminal",
@@ -1106,6 +1145,17 @@ class PlanBuilder {
         events.push_back(s->event);
     }
     return events;
+  }
+
+  // EventsAlong(states)'s items, written to `w`'s open array.
+  void WriteEventsAlong(JsonWriter& w,
+                        const std::vector<std::string>& states) const {
+    for (const auto& name : states) {
+      const State* s = FindState(name);
+      if (s && s->type == StateType::kTask &&
+          s->builtin == Builtin::kPublishEvent)
+        w.String(s->event);
+    }
   }
 
   // The JobRun a run that entered `states` ends with: the last Finalize

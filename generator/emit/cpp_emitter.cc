@@ -70,6 +70,21 @@ void AppendCppStringLiteral(std::string& out, std::string_view text) {
   out.append(text.data() + run, text.size() - run);
 }
 
+void AppendCppRawStringLiteral(std::string& out, std::string_view text) {
+  std::string delimiter = "json";
+  for (int n = 1; text.find(")" + delimiter + "\"") != std::string_view::npos;
+       ++n)
+    delimiter = "json" + std::to_string(n);
+  out.reserve(out.size() + text.size() + 2 * delimiter.size() + 5);
+  out += "R\"";
+  out += delimiter;
+  out += '(';
+  out.append(text);
+  out += ')';
+  out += delimiter;
+  out += '"';
+}
+
 std::string CppComment(const std::string& text) {
   std::string out;
   for (unsigned char c : text) {
@@ -718,20 +733,10 @@ class CppBuilder {
   }
 
   void SetBinding(mustache::data& data) const {
-    // The definition, one string literal per line of the JSON text.
-    const std::string& asl = asl_;
+    // The definition as its JSON text, in a raw string literal.
     std::string literal;
-    for (size_t at = 0; at < asl.size();) {
-      size_t end = asl.find('\n', at);
-      end = end == std::string::npos ? asl.size() : end + 1;
-      literal += literal.empty() ? "      \"" : "\n      \"";
-      AppendCppStringLiteral(literal,
-                             std::string_view(asl).substr(at, end - at));
-      literal += '"';
-      at = end;
-    }
-    Put(data, "definition",
-        literal.empty() ? std::string("\"\"") : std::move(literal));
+    AppendCppRawStringLiteral(literal, asl_);
+    Put(data, "definition", std::move(literal));
     Put(data, "input_event", spec_.input_event);
     bool nova_scoped = false;
     if (const EventDef* input = spec_.FindEvent(spec_.input_event)) {

@@ -44,6 +44,11 @@ std::string CppStringLiteral(const std::string& text);
 // Appends CppStringLiteral(text) to `out` (what a large output appends line
 // by line, with no temporary per line).
 void AppendCppStringLiteral(std::string& out, std::string_view text);
+// Appends `text` as a C++ raw string literal, R"json(...)json": its bytes as
+// they are, so that a definition embedded in the binding reads as its JSON
+// file and costs a copy. The delimiter is the first of json, json1, json2...
+// whose closing sequence (`)json"`) the text does not hold.
+void AppendCppRawStringLiteral(std::string& out, std::string_view text);
 // Makes `text` safe as the rest of a `//` comment line.
 std::string CppComment(const std::string& text);
 

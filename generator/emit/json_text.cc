@@ -36,7 +36,7 @@ inline uint64_t NotPlainBytes(uint64_t word) {
          NonAscii(word);
 }
 
-void AppendString(std::string& out, const std::string& text) {
+void AppendString(std::string& out, std::string_view text) {
   const size_t start = out.size();
   out.reserve(start + text.size() + 2);
   out += '"';
@@ -50,7 +50,7 @@ void AppendString(std::string& out, const std::string& text) {
       // A multi-byte character: nlohmann validates the string and writes
       // it, or throws as dump does.
       out.resize(start);
-      Serialize(out, Json(text), 0, 0);
+      Serialize(out, Json(std::string(text)), 0, 0);
       return;
     }
     out.append(text.data() + run, i - run);
@@ -163,6 +163,72 @@ std::string PrettyJson(const Json& value, int indent_step) {
   std::string out;
   Append(out, value, indent_step, 0);
   return out;
+}
+
+void JsonWriter::Separate() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (levels_.empty()) return;  // the document's value
+  // An array's item, on its own line (AppendContainer).
+  out_ += levels_.back().empty ? "\n" : ",\n";
+  levels_.back().empty = false;
+  out_.append(static_cast<size_t>(indent_ + step_), ' ');
+}
+
+JsonWriter& JsonWriter::Open(char open) {
+  Separate();
+  if (!levels_.empty()) indent_ += step_;
+  out_ += open;
+  levels_.push_back(Level{open == '{' ? '}' : ']'});
+  return *this;
+}
+
+JsonWriter& JsonWriter::End() {
+  const Level level = levels_.back();
+  levels_.pop_back();
+  if (!level.empty) {
+    out_ += '\n';
+    out_.append(static_cast<size_t>(indent_), ' ');
+  }
+  out_ += level.close;
+  if (!levels_.empty()) indent_ -= step_;
+  return *this;
+}
+
+JsonWriter& JsonWriter::Key(std::string_view key) {
+  out_ += levels_.back().empty ? "\n" : ",\n";
+  levels_.back().empty = false;
+  out_.append(static_cast<size_t>(indent_ + step_), ' ');
+  AppendString(out_, key);
+  out_ += ": ";
+  after_key_ = true;
+  return *this;
+}
+
+JsonWriter& JsonWriter::String(std::string_view text) {
+  Separate();
+  AppendString(out_, text);
+  return *this;
+}
+
+JsonWriter& JsonWriter::Int(int64_t number) {
+  Separate();
+  out_ += std::to_string(number);
+  return *this;
+}
+
+JsonWriter& JsonWriter::Bool(bool value) {
+  Separate();
+  out_ += value ? "true" : "false";
+  return *this;
+}
+
+JsonWriter& JsonWriter::Value(const Json& value) {
+  Separate();
+  Append(out_, value, step_, levels_.empty() ? indent_ : indent_ + step_);
+  return *this;
 }
 
 }  // namespace novacat

@@ -66,5 +66,21 @@ TEST(CppLiteralTest, EscapesWhatCppNeedsAtEveryPositionOfAWord) {
   EXPECT_EQ(CppStringLiteral(""), "");
 }
 
+TEST(CppLiteralTest, RawLiteralHoldsTheTextAsItIs) {
+  auto raw = [](std::string_view text) {
+    std::string out = "x = ";
+    AppendCppRawStringLiteral(out, text);
+    return out;
+  };
+  EXPECT_EQ(raw(""), "x = R\"json()json\"");
+  EXPECT_EQ(raw("{\n  \"a\": \"\\\\?\?=\"\n}\n"),
+            "x = R\"json({\n  \"a\": \"\\\\?\?=\"\n}\n)json\"");
+  // A text that holds a closing sequence gets the next delimiter.
+  EXPECT_EQ(raw("\"(see)json\""), "x = R\"json1(\"(see)json\")json1\"");
+  EXPECT_EQ(raw(")json\" )json1\""), "x = R\"json2()json\" )json1\")json2\"");
+  // Only the whole closing sequence counts.
+  EXPECT_EQ(raw(")json )json1"), "x = R\"json()json )json1)json\"");
+}
+
 }  // namespace
 }  // namespace novacat

@@ -41,6 +41,59 @@ void ExpectSameText(const Json& value, const std::string& what) {
   EXPECT_EQ(PrettyJson(value, 2), value.dump(2)) << what;
 }
 
+// Writes `value` through `w` call by call: containers opened and closed,
+// strings, integers and booleans by their own calls; below `whole_below`
+// levels, each value whole (JsonWriter::Value).
+void WriteWalking(JsonWriter& w, const Json& value, int whole_below,
+                  int depth = 0) {
+  if (depth >= whole_below) {
+    w.Value(value);
+    return;
+  }
+  switch (value.type()) {
+    case Json::value_t::object:
+      w.BeginObject();
+      for (const auto& [key, member] : value.items()) {
+        w.Key(key);
+        WriteWalking(w, member, whole_below, depth + 1);
+      }
+      w.End();
+      return;
+    case Json::value_t::array:
+      w.BeginArray();
+      for (const auto& item : value)
+        WriteWalking(w, item, whole_below, depth + 1);
+      w.End();
+      return;
+    case Json::value_t::string:
+      w.String(value.get_ref<const std::string&>());
+      return;
+    case Json::value_t::number_integer:
+      w.Int(value.get<int64_t>());
+      return;
+    case Json::value_t::boolean:
+      w.Bool(value.get<bool>());
+      return;
+    default:
+      w.Value(value);
+  }
+}
+
+void ExpectWriterWritesIt(const Json& value, const std::string& what) {
+  for (int step : {0, 1, 2, 4}) {
+    for (int indent : {0, 3}) {
+      for (int whole_below : {0, 1, 2, 100}) {
+        std::string ours = "prefix";
+        JsonWriter w(ours, step, indent);
+        WriteWalking(w, value, whole_below);
+        ASSERT_EQ(ours, "prefix" + Reference(value, step, indent))
+            << what << " at indent " << step << "+" << indent
+            << ", whole below " << whole_below;
+      }
+    }
+  }
+}
+
 TEST(JsonTextTest, WritesEveryGeneratedJsonFileAsDumpDoes) {
   int files = 0;
   for (const auto& entry :
@@ -49,7 +102,9 @@ TEST(JsonTextTest, WritesEveryGeneratedJsonFileAsDumpDoes) {
     std::ifstream in(entry.path());
     std::stringstream text;
     text << in.rdbuf();
-    ExpectSameText(Json::parse(text.str()), entry.path().string());
+    const Json value = Json::parse(text.str());
+    ExpectSameText(value, entry.path().string());
+    ExpectWriterWritesIt(value, entry.path().string());
     ++files;
   }
   EXPECT_GT(files, 20);  // run from the repository's root
@@ -85,7 +140,10 @@ TEST(JsonTextTest, WritesTheCornerCasesAsDumpDoes) {
       Json::array({Json::object(), Json::array({Json::array()})}),
   };
   int i = 0;
-  for (const Json& value : cases) ExpectSameText(value, std::to_string(i++));
+  for (const Json& value : cases) {
+    ExpectSameText(value, std::to_string(i));
+    ExpectWriterWritesIt(value, std::to_string(i++));
+  }
 }
 
 // Plain text is scanned 8 bytes at a time: what needs escaping (or is
