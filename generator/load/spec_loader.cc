@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -1867,39 +1869,56 @@ void ReadGovernance(Reader& r, const yaml::Node& root, Governance& g) {
   m.Finish();
 }
 
-// The position of the first byte that is not part of valid UTF-8, or
-// nullopt. Generated JSON must be UTF-8, so specs must be too.
-std::optional<std::pair<int, int>> FirstInvalidUtf8(const std::string& text) {
-  int line = 1, column = 1;
+// The offset of the first byte that is not part of valid UTF-8, or npos.
+// ASCII goes 8 bytes at a time: specs are mostly ASCII.
+size_t FirstInvalidUtf8Byte(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
+    if (i + 8 <= text.size()) {
+      uint64_t word;
+      std::memcpy(&word, text.data() + i, 8);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     unsigned char c = static_cast<unsigned char>(text[i]);
     size_t length = c < 0x80           ? 1
                     : (c >> 5) == 0x6  ? 2
                     : (c >> 4) == 0xE  ? 3
                     : (c >> 3) == 0x1E ? 4
                                        : 0;
-    if (length == 0 || i + length > text.size())
-      return std::make_pair(line, column);
+    if (length == 0 || i + length > text.size()) return i;
     unsigned cp = length == 1 ? c : c & (0x7F >> length);
     for (size_t k = 1; k < length; ++k) {
       unsigned char d = static_cast<unsigned char>(text[i + k]);
-      if ((d >> 6) != 0x2) return std::make_pair(line, column);
+      if ((d >> 6) != 0x2) return i;
       cp = (cp << 6) | (d & 0x3F);
     }
     // Overlong forms, surrogates and values beyond U+10FFFF are invalid.
     static const unsigned kMin[] = {0, 0, 0x80, 0x800, 0x10000};
     if (cp < kMin[length] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-      return std::make_pair(line, column);
-    if (c == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
+      return i;
     i += length;
   }
-  return std::nullopt;
+  return std::string_view::npos;
+}
+
+// The line and column (in characters) of the first byte that is not part
+// of valid UTF-8, or nullopt. Generated JSON must be UTF-8, so specs must
+// be too.
+std::optional<std::pair<int, int>> FirstInvalidUtf8(std::string_view text) {
+  const size_t at = FirstInvalidUtf8Byte(text);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view before = text.substr(0, at);
+  const size_t line_start = before.rfind('\n') + 1;  // 0 when there is none
+  int line =
+      1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+  // Every character before `at` is valid: one per byte but continuations.
+  int column = 1;
+  for (size_t i = line_start; i < at; ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++column;
+  return std::make_pair(line, column);
 }
 
 }  // namespace
