@@ -1662,7 +1662,9 @@ void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
     begin = first_own;
   }
   std::map<std::string, State> overrides;
+  // A State is large (ReadStates): the vectors get their room first.
   std::vector<State> own;
+  own.reserve(graph.states.size());
   for (auto& s : graph.states) {
     if (lifecycle_names.count(s.name))
       overrides.emplace(s.name, std::move(s));
@@ -1670,6 +1672,8 @@ void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
       own.push_back(std::move(s));
   }
   std::vector<State> merged;
+  merged.reserve(g->lifecycle_prologue->states.size() + own.size() +
+                 g->lifecycle_epilogue->states.size());
   std::set<std::string> added;  // from the lifecycle, not overridden
   auto take = [&](const StateGraph& part) {
     for (const auto& s : part.states) {
