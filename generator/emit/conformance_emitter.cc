@@ -842,7 +842,7 @@ class PlanBuilder {
     if (task.retry)
       for (int64_t w : task.retry->backoff_seconds) waits.push_back(w);
     // Where each error class goes from this Task.
-    auto route_for = [&](ErrorClass cls) -> std::optional<RouteEnd> {
+    auto find_route = [&](ErrorClass cls) -> std::optional<RouteEnd> {
       const StateGraph& graph =
           in_map ? *EnclosingMap(task.name)->item_states : spec_.graph;
       for (const auto& r : CatchRoutesFor(spec_, graph, task)) {
@@ -872,6 +872,13 @@ class PlanBuilder {
       }
       return std::nullopt;
     };
+    // find_route once per class: several cases share one.
+    std::map<ErrorClass, std::optional<RouteEnd>> routes;
+    auto route_for = [&](ErrorClass cls) -> const std::optional<RouteEnd>& {
+      auto it = routes.find(cls);
+      if (it == routes.end()) it = routes.emplace(cls, find_route(cls)).first;
+      return it->second;
+    };
     const ErrorClassDef* retryable =
         spec_.governance ? spec_.governance->FindClass(ErrorClass::kRetryable)
                          : nullptr;
@@ -894,7 +901,7 @@ class PlanBuilder {
     auto add = [&](const std::string& kind, const Json& outcomes,
                    ErrorClass cls, const Json& wait_list, int invocations,
                    const std::string& note) {
-      std::optional<RouteEnd> end = route_for(cls);
+      const std::optional<RouteEnd>& end = route_for(cls);
       JsonWriter w = cases.Begin();
       begin_case(w, kind, note, outcomes);
       w.Key("expect").BeginObject();
