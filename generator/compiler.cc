@@ -44,12 +44,12 @@ std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
 
 std::optional<FileSet> Compile(const std::vector<std::string>& paths,
                                const FileReader& read_file,
-                               DiagnosticSink& sink,
-                               const std::string& out_dir) {
+                               DiagnosticSink& sink, const std::string& out_dir,
+                               Scaffolds scaffolds) {
   // Each spec's emitters start while the next one loads; the specs outlive
   // the emission, whose jobs read them.
   std::vector<std::unique_ptr<WorkflowSpec>> specs;
-  Emission emission(out_dir);
+  Emission emission(out_dir, scaffolds);
   LoadAndCheckInto(paths, read_file, sink, specs,
                    [&](const WorkflowSpec& spec) { emission.Start(spec); });
   if (sink.has_errors()) return std::nullopt;  // what started is dropped

@@ -22,9 +22,11 @@ std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
 // Loads, checks and emits. Returns nullopt when any error was reported: no
 // file may be produced from a spec with errors. With `out_dir`, an event
 // schema version already there must come out the same (frozen_schemas.h).
+// A run that writes nothing (--check) skips the step logic's scaffolds.
 std::optional<FileSet> Compile(const std::vector<std::string>& paths,
                                const FileReader& read_file,
                                DiagnosticSink& sink,
-                               const std::string& out_dir = "");
+                               const std::string& out_dir = "",
+                               Scaffolds scaffolds = Scaffolds::kMake);
 
 }  // namespace novacat

@@ -142,8 +142,9 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  std::optional<novacat::FileSet> files =
-      novacat::Compile(specs, novacat::DiskFileReader(), sink, out_dir);
+  std::optional<novacat::FileSet> files = novacat::Compile(
+      specs, novacat::DiskFileReader(), sink, out_dir,
+      check ? novacat::Scaffolds::kSkip : novacat::Scaffolds::kMake);
   if (!files || !check) report_diagnostics(sink, nullptr);
   if (!files) return kExitError;
 

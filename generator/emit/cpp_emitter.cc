@@ -433,8 +433,9 @@ Field RuntimeMember(const std::string& name, FieldKind kind,
 class CppBuilder {
  public:
   // `asl`: EmitAsl(spec), which the binding embeds.
-  CppBuilder(const WorkflowSpec& spec, const std::string& asl)
-      : spec_(spec), asl_(asl) {}
+  CppBuilder(const WorkflowSpec& spec, const std::string& asl,
+             Scaffolds scaffolds)
+      : spec_(spec), asl_(asl), scaffolds_(scaffolds) {}
 
   CppFiles Build() {
     std::vector<Record> records;
@@ -586,8 +587,10 @@ class CppBuilder {
     CppFiles files;
     files.header = Render(kHeaderTemplate, data);
     files.source = Render(kSourceTemplate, data);
-    files.steps_header = Render(kStepsHeaderTemplate, data);
-    files.steps_source = Render(kStepsSourceTemplate, data);
+    if (scaffolds_ == Scaffolds::kMake) {
+      files.steps_header = Render(kStepsHeaderTemplate, data);
+      files.steps_source = Render(kStepsSourceTemplate, data);
+    }
     return files;
   }
 
@@ -903,6 +906,7 @@ class CppBuilder {
 
   const WorkflowSpec& spec_;
   const std::string& asl_;  // EmitAsl(spec_)
+  const Scaffolds scaffolds_;
 };
 
 }  // namespace
@@ -911,14 +915,18 @@ CppFiles EmitCpp(const WorkflowSpec& spec) {
   return EmitCpp(spec, EmitAsl(spec));
 }
 
-CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl) {
-  return CppBuilder(spec, asl).Build();
+CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl,
+                 Scaffolds scaffolds) {
+  return CppBuilder(spec, asl, scaffolds).Build();
 }
 
-void ParseCppTemplates() {
-  for (const char* name : {kHeaderTemplate, kSourceTemplate,
-                           kStepsHeaderTemplate, kStepsSourceTemplate})
-    ParseTemplate(name, TemplateEscape::kNone);
+void ParseCppTemplates(Scaffolds scaffolds) {
+  ParseTemplate(kHeaderTemplate, TemplateEscape::kNone);
+  ParseTemplate(kSourceTemplate, TemplateEscape::kNone);
+  if (scaffolds == Scaffolds::kMake) {
+    ParseTemplate(kStepsHeaderTemplate, TemplateEscape::kNone);
+    ParseTemplate(kStepsSourceTemplate, TemplateEscape::kNone);
+  }
 }
 
 }  // namespace novacat

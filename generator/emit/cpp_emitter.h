@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "model/spec.h"
+#include "support/file_set.h"
 
 namespace novacat {
 
@@ -33,11 +34,13 @@ struct CppFiles {
 
 CppFiles EmitCpp(const WorkflowSpec& spec);
 // As EmitCpp, with the spec's definition already emitted: `asl` must be
-// EmitAsl(spec) (EmitAll emits it once for both files).
-CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl);
+// EmitAsl(spec) (EmitAll emits it once for both files). With
+// Scaffolds::kSkip, steps_header and steps_source stay empty.
+CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl,
+                 Scaffolds scaffolds = Scaffolds::kMake);
 // Parses the templates EmitCpp renders now (ParseTemplate): on a thread
 // that would otherwise wait, ahead of the first EmitCpp.
-void ParseCppTemplates();
+void ParseCppTemplates(Scaffolds scaffolds = Scaffolds::kMake);
 
 // Escapes `text` as the contents of a C++ string literal.
 std::string CppStringLiteral(const std::string& text);

@@ -35,10 +35,11 @@ std::string LatestSchemaPath(const EventDef& event) {
 
 }  // namespace
 
-Emission::Emission(std::string out_dir) : out_dir_(std::move(out_dir)) {
+Emission::Emission(std::string out_dir, Scaffolds scaffolds)
+    : out_dir_(std::move(out_dir)), scaffolds_(scaffolds) {
   // The helpers wait for the first spec to be checked; meanwhile they parse
   // the templates the emitters render (kainjow's parser is slow).
-  jobs_.Add(ParseCppTemplates);
+  jobs_.Add([scaffolds] { ParseCppTemplates(scaffolds); });
   jobs_.Add(ParseDocsTemplates);
 }
 
@@ -60,7 +61,7 @@ void Emission::Start(const WorkflowSpec& spec) {
   jobs_.Add([&w] { Definition(w); }, /*first=*/true);
   jobs_.Add([this, &w] {
     Definition(w);
-    w.cpp = EmitCpp(*w.spec, w.asl);
+    w.cpp = EmitCpp(*w.spec, w.asl, scaffolds_);
     Compare(AslPath(*w.spec), w.asl);
     Compare(CppBase(*w.spec) + ".hpp", w.cpp.header);
     Compare(CppBase(*w.spec) + ".cpp", w.cpp.source);
@@ -125,8 +126,12 @@ FileSet Emission::Finish(
     add(CppBase(spec) + ".hpp", std::move(w.cpp.header));
     add(CppBase(spec) + ".cpp", std::move(w.cpp.source));
     add(ConformancePath(spec), std::move(w.conformance));
-    files.Scaffold(spec.workflow + "/steps.hpp", std::move(w.cpp.steps_header));
-    files.Scaffold(spec.workflow + "/steps.cpp", std::move(w.cpp.steps_source));
+    if (scaffolds_ == Scaffolds::kMake) {
+      files.Scaffold(spec.workflow + "/steps.hpp",
+                     std::move(w.cpp.steps_header));
+      files.Scaffold(spec.workflow + "/steps.cpp",
+                     std::move(w.cpp.steps_source));
+    }
     add(ReadmePath(spec), std::move(w.readme));
     add(DotPath(spec), std::move(w.dot));
     for (size_t e = 0; e < spec.events.size(); ++e) {

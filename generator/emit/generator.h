@@ -24,8 +24,10 @@ namespace novacat {
 class Emission {
  public:
   // With `out_dir`, each file is compared with the one there as soon as it
-  // is made, on the job's thread (GeneratedFile::matched_disk).
-  explicit Emission(std::string out_dir = "");
+  // is made, on the job's thread (GeneratedFile::matched_disk). With
+  // Scaffolds::kSkip the FileSet holds no scaffold.
+  explicit Emission(std::string out_dir = "",
+                    Scaffolds scaffolds = Scaffolds::kMake);
   Emission(const Emission&) = delete;
   Emission& operator=(const Emission&) = delete;
 
@@ -63,6 +65,7 @@ class Emission {
   static void Definition(Workflow& w);
 
   const std::string out_dir_;  // "": compare nothing
+  const Scaffolds scaffolds_;
   std::mutex matched_mutex_;
   std::set<std::string> matched_;   // paths whose file in out_dir_ matched
   std::deque<Workflow> workflows_;  // a deque: jobs hold references

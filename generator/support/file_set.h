@@ -37,6 +37,10 @@ struct GeneratedFile {
 // copy of the file.
 bool FileHolds(const std::string& path, std::string_view expected);
 
+// Whether a run makes the step logic's scaffolds (FileSet::Scaffold): one
+// that writes nothing (--check, which never compares them) skips them.
+enum class Scaffolds { kMake, kSkip };
+
 class FileSet {
  public:
   // Adds a file; `path` is relative to the output folder, with '/'

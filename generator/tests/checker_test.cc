@@ -186,6 +186,27 @@ TEST(CheckerTest, ErrorsStopEmission) {
   EXPECT_EQ(sink.diagnostics()[0].rule, "yaml-syntax");
 }
 
+// A run that writes nothing makes no scaffold; every other file is the same.
+TEST(CompileTest, SkipsTheScaffoldsWhenAsked) {
+  const std::vector<std::string> seeds = {"specs/initialize_nova.yaml"};
+  DiagnosticSink sink;
+  auto made = Compile(seeds, DiskFileReader(), sink);
+  auto skipped = Compile(seeds, DiskFileReader(), sink, "", Scaffolds::kSkip);
+  ASSERT_TRUE(made.has_value());
+  ASSERT_TRUE(skipped.has_value());
+  std::vector<std::string> scaffolds;
+  for (const auto& [path, content] : made->scaffolds()) {
+    scaffolds.push_back(path);
+    EXPECT_FALSE(content.empty()) << path;
+  }
+  EXPECT_EQ(scaffolds, (std::vector<std::string>{"initialize_nova/steps.cpp",
+                                                 "initialize_nova/steps.hpp"}));
+  EXPECT_TRUE(skipped->scaffolds().empty());
+  ASSERT_EQ(made->files().size(), skipped->files().size());
+  for (const auto& [path, file] : made->files())
+    EXPECT_EQ(skipped->files().at(path).content, file.content) << path;
+}
+
 // With an output folder, Compile compares each file with the one there as
 // soon as it is made (on the emitter's thread); CheckFiles and WriteFiles
 // then read only the others.
