@@ -168,12 +168,18 @@ class PlanBuilder {
       if (!p->outcome.empty()) expect["outcome"] = p->outcome;
       if (!p->quarantine_reason.empty())
         expect["quarantine_reason"] = p->quarantine_reason;
-      Json c = Case(unique, *p, Script(*p), std::move(expect),
-                    "Choice branches: " + Join(p->branches));
       case_names[p] = unique;
       const std::optional<Json>& host = hosts[p] = HostForPath(*p);
-      if (host) c["host"] = *host;
-      cases.push_back(std::move(c));
+      // Case's members, then the host part, which stays in `hosts`.
+      JsonWriter w = cases.Begin();
+      w.BeginObject();
+      w.Key("name").String(unique);
+      w.Key("note").String("Choice branches: " + Join(p->branches));
+      w.Key("input").Value(Input(*p));
+      w.Key("script").Value(Script(*p));
+      w.Key("expect").Value(expect);
+      if (host) w.Key("host").Value(*host);
+      w.End();
     }
     // Failure classes for every Task on the first success path through it,
     // preferring paths a real input can take (so the case also runs
@@ -336,14 +342,6 @@ class PlanBuilder {
   const State* EnclosingMap(const std::string& name) const {
     auto it = enclosing_map_.find(name);
     return it == enclosing_map_.end() ? nullptr : it->second;
-  }
-
-  Json Case(const std::string& name, const PathPlan& p, Json script,
-            Json expect, const std::string& note) const {
-    // Room for what callers add: "host", "host_only".
-    return JsonObjectWithRoom(2, "name", name, "note", note, "input", Input(p),
-                              "script", std::move(script), "expect",
-                              std::move(expect));
   }
 
   // A case that runs as the case `base` does but for the Tasks in `script`
