@@ -263,6 +263,12 @@ INSTANTIATE_TEST_SUITE_P(
         "{?a: b}\n", "[?a, b]\n", "[a?b]\n", "{a: b?}\n", "{? a: b}\n",
         "a: &x: 1\n", "a: &x:y 1\nb: *x:y\n", "a: [&x 1, *x]\n",
         "a: \"caf\xc3\xa9\"\nb: &x 1\nc: *x\n",
+        // The same after multi-byte characters (libyaml's marks count
+        // characters; the text is read in bytes).
+        "a: \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nb: {c: d, ?e: "
+        "f}\n",
+        "a: \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nb: &x:y 1\nc: "
+        "*x:y\n",
         // After the first document.
         "a: 1\n...\nb\n", "a: 1\n...\n", "a\n: b\n",
         "a:\n  b: 1\n...\n  c: 2\n", "a:\n  b: 1\n...\nc: 2\n",
