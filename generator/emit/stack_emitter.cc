@@ -94,59 +94,28 @@ Json StartExecutionRole(const std::string& service,
 // string (keys included) escaped, except the function placeholder the ASL
 // emitter writes as the value of a Task's FunctionName. Done on the text,
 // byte for byte what dumping the document with those strings escaped would
-// give, without building that copy: dumping writes '$' and '{' as they are,
-// so "${" in the text is "${" in a string, and the placeholder is kept
-// where a string starting outside a string is the key FunctionName with
-// the placeholder as its value.
+// give, without building that copy: dumping writes '$' and '{' as they are
+// and '$' is nothing but a character of a string in JSON, so every "${" in
+// the text is one in a string. The placeholder is kept where the text
+// around it is `"FunctionName": "<placeholder>"`, unescaped quotes, which
+// only the key FunctionName with the placeholder as its value can be (a
+// string's own quotes are escaped).
 std::string AslForFnSub(const std::string& asl,
                         const std::string& placeholder) {
   const std::string kept = "\"FunctionName\": \"" + placeholder + "\"";
-  // Inside a string, what stops a run: its end, an escape, a '$'.
-  static constexpr auto kStops = [] {
-    std::array<bool, 256> stops{};
-    stops['"'] = stops['\\'] = stops['$'] = true;
-    return stops;
-  }();
+  const size_t before = kept.size() - placeholder.size() - 1;  // to "${"
   std::string out;
   out.reserve(asl.size() + asl.size() / 64);
-  const size_t n = asl.size();
-  size_t i = 0;
-  while (i < n) {
-    // Outside a string: copy up to the next quote.
-    const void* quote = std::memchr(asl.data() + i, '"', n - i);
-    const size_t at =
-        quote
-            ? static_cast<size_t>(static_cast<const char*>(quote) - asl.data())
-            : n;
-    out.append(asl, i, at - i);
-    if (at == n) break;
-    if (asl.compare(at, kept.size(), kept) == 0) {
-      out += kept;
-      i = at + kept.size();
+  size_t copied = 0;  // asl[0, copied) is in out
+  for (size_t at = asl.find("${"); at != std::string::npos;
+       at = asl.find("${", at + 2)) {
+    if (at >= before && asl.compare(at - before, kept.size(), kept) == 0)
       continue;
-    }
-    out += '"';
-    // Inside the string, in runs, until its closing quote.
-    for (i = at + 1; i < n;) {
-      size_t end = i;
-      while (end < n && !kStops[static_cast<unsigned char>(asl[end])]) ++end;
-      out.append(asl, i, end - i);
-      if (end == n) {
-        i = n;
-        break;
-      }
-      const char c = asl[end];
-      out += c;
-      i = end + 1;
-      if (c == '"') break;
-      if (c == '\\' && i < n) {
-        out += asl[i++];  // an escaped character, '"' included
-      } else if (c == '$' && i < n && asl[i] == '{') {
-        out += "{!";
-        ++i;
-      }
-    }
+    out.append(asl, copied, at + 2 - copied);
+    out += '!';
+    copied = at + 2;
   }
+  out.append(asl, copied);
   return out;
 }
 
