@@ -1,3 +1,4 @@
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -20,11 +21,15 @@ namespace {
 // set_custom_escape, which is called here, once, before the template is
 // shared. Each template is parsed under its own once_flag, so that parsing
 // one holds up neither the others nor their renders.
-mustache::mustache& Parsed(std::string_view name, TemplateEscape escape) {
-  struct Entry {
-    std::once_flag once;
-    std::unique_ptr<mustache::mustache> tmpl;
-  };
+struct Entry {
+  std::once_flag once;
+  std::unique_ptr<mustache::mustache> tmpl;
+  // The longest text a render made so far: the next one's room, so that
+  // it does not grow by doubling (copying, and touching twice the memory).
+  std::atomic<size_t> longest{0};
+};
+
+Entry& Parsed(std::string_view name, TemplateEscape escape) {
   static std::mutex mutex;
   static std::map<std::pair<std::string, TemplateEscape>, Entry> entries;
   Entry* entry;
@@ -45,7 +50,7 @@ mustache::mustache& Parsed(std::string_view name, TemplateEscape escape) {
       tmpl->set_custom_escape(mustache::html_escape<std::string>);
     entry->tmpl = std::move(tmpl);
   });
-  return *entry->tmpl;
+  return *entry;
 }
 
 }  // namespace
@@ -56,12 +61,19 @@ void ParseTemplate(std::string_view name, TemplateEscape escape) {
 
 std::string RenderTemplate(std::string_view name, const mustache::data& data,
                            TemplateEscape escape) {
-  mustache::mustache& tmpl = Parsed(name, escape);
+  Entry& entry = Parsed(name, escape);
+  mustache::mustache& tmpl = *entry.tmpl;
   std::string out;
+  out.reserve(entry.longest.load(std::memory_order_relaxed));
   tmpl.render(data, [&out](const std::string& text) { out += text; });
   if (!tmpl.is_valid()) {
     throw std::logic_error("template " + std::string(name) + ": " +
                            tmpl.error_message());
+  }
+  size_t longest = entry.longest.load(std::memory_order_relaxed);
+  while (out.size() > longest &&
+         !entry.longest.compare_exchange_weak(longest, out.size(),
+                                              std::memory_order_relaxed)) {
   }
   return out;
 }
