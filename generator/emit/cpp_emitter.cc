@@ -7,9 +7,9 @@
 
 #include "check/backoff.h"
 #include "emit/asl_emitter.h"
-#include "emit/byte_scan.h"
 #include "emit/templates.h"
 #include "model/routes.h"
+#include "support/byte_scan.h"
 
 namespace novacat {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "emit/byte_scan.h"
+#include "support/byte_scan.h"
 
 namespace novacat {
 

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +19,7 @@
 #include <utility>
 
 #include "model/routes.h"
+#include "support/byte_scan.h"
 
 namespace novacat {
 
@@ -1877,15 +1876,7 @@ void ReadGovernance(Reader& r, const yaml::Node& root, Governance& g) {
 // ASCII goes 8 bytes at a time: specs are mostly ASCII.
 size_t FirstInvalidUtf8Byte(std::string_view text) {
   size_t i = 0;
-  while (i < text.size()) {
-    if (i + 8 <= text.size()) {
-      uint64_t word;
-      std::memcpy(&word, text.data() + i, 8);
-      if ((word & 0x8080808080808080ULL) == 0) {
-        i += 8;
-        continue;
-      }
-    }
+  while ((i = byte_scan::SkipAscii(text, i)) < text.size()) {
     unsigned char c = static_cast<unsigned char>(text[i]);
     size_t length = c < 0x80           ? 1
                     : (c >> 5) == 0x6  ? 2

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 
+#include "support/byte_scan.h"
+
 namespace novacat::yaml {
 
 namespace {
@@ -277,10 +279,7 @@ class DocumentBuilder {
   size_t ByteOffset(size_t index) {
     if (!offsets_built_) {
       offsets_built_ = true;
-      const bool ascii = std::all_of(text_.begin(), text_.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0x80) == 0;
-      });
-      if (!ascii) {
+      if (byte_scan::SkipAscii(text_, 0) < text_.size()) {
         for (size_t i = 0; i < text_.size(); ++i) {
           if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80)
             char_offsets_.push_back(i);

@@ -1,8 +1,9 @@
 // Finding bytes 8 at a time (the word tricks of "Bit Twiddling Hacks"), for
 // the escapers that copy long runs of plain text (JSON strings, C++ string
-// literals). Each function returns the high bit of every flagged byte of a
-// little-endian word; the lowest flag is exact (the tricks only err above
-// a byte they flag), so FirstFlagged finds the first such byte.
+// literals) and the loader's checks of mostly ASCII text. Each function returns
+// the high bit of every flagged byte of a little-endian word; the lowest flag
+// is exact (the tricks only err above a byte they flag), so FirstFlagged finds
+// the first such byte.
 #pragma once
 
 #include <bit>
@@ -57,6 +58,11 @@ size_t SkipPlain(std::string_view text, size_t i, Flags flags, Plain plain) {
   }
   while (i < text.size() && plain(static_cast<unsigned char>(text[i]))) ++i;
   return i;
+}
+
+// The first byte of `text` from `i` on that is not ASCII, or text.size().
+inline size_t SkipAscii(std::string_view text, size_t i) {
+  return SkipPlain(text, i, NonAscii, [](unsigned char c) { return c < 0x80; });
 }
 
 }  // namespace novacat::byte_scan
