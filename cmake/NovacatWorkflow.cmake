@@ -7,7 +7,8 @@
 # All a developer adds for a new workflow. It
 # - regenerates the workflow's code into the build tree whenever the spec,
 #   the governance, the event catalog (default: shared/events.yaml beside
-#   the spec, when there is one) or novacat-gen changes;
+#   the spec, when there is one) or novacat-gen changes, and only then
+#   (target novacat_generate_<workflow>; tests/incremental_build_test.sh);
 # - creates STEPS_DIR/<workflow>/steps.hpp and steps.cpp (default STEPS_DIR:
 #   <project>/workflows) the first time, and never touches them again;
 # - builds the library novacat_workflow_<workflow> from the generated code
@@ -60,14 +61,31 @@ function(novacat_add_workflow)
       list(APPEND scaffolds "${f}")
     endif()
   endforeach()
+  # novacat-gen rewrites only the files whose text changed. Ninja runs custom
+  # commands with restat: files left unchanged keep their dependents clean,
+  # and its log keeps the command from running again. Make has no such log:
+  # the unchanged files stayed older than a rebuilt novacat-gen, and every
+  # later build ran it again, so there every run touches its files.
+  set(touch_outputs)
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+    set(touch_outputs COMMAND ${CMAKE_COMMAND} -E touch_nocreate ${generated}
+      ${scaffolds})
+  endif()
   add_custom_command(
     OUTPUT ${generated} ${scaffolds}
     COMMAND novacat-gen -q --out "${out}" --steps-dir "${steps_dir}" "${spec}"
+    ${touch_outputs}
     DEPENDS novacat-gen "${spec}" "${W_GOVERNANCE}" ${W_EVENT_CATALOG}
     COMMENT "novacat-gen ${W_NAME}"
     VERBATIM)
+  # Every target that reads the generated files depends on this one, which
+  # runs novacat-gen first and once: with Make, each target that lists a
+  # custom command's output gets the command too, and two of them could run
+  # it at the same time.
+  add_custom_target(novacat_generate_${W_NAME} DEPENDS ${generated} ${scaffolds})
   add_library(novacat_workflow_${W_NAME} STATIC
     "${out}/${W_NAME}/${W_NAME}.cpp" "${steps_dir}/${W_NAME}/steps.cpp")
+  add_dependencies(novacat_workflow_${W_NAME} novacat_generate_${W_NAME})
   target_include_directories(novacat_workflow_${W_NAME} PUBLIC
     "${out}" "${steps_dir}")
   target_link_libraries(novacat_workflow_${W_NAME} PUBLIC novacat_runtime)
@@ -82,6 +100,7 @@ function(novacat_add_workflow)
     add_executable(conformance_${W_NAME}
       ${PROJECT_SOURCE_DIR}/cmake/conformance_main.cc
       "${out}/${W_NAME}/conformance.json")
+    add_dependencies(conformance_${W_NAME} novacat_generate_${W_NAME})
     target_link_libraries(conformance_${W_NAME} PRIVATE
       novacat_workflow_${W_NAME} novacat_testing)
     target_compile_definitions(conformance_${W_NAME} PRIVATE
