@@ -24,6 +24,12 @@ void AppendPrettyJson(std::string& out, const nlohmann::ordered_json& value,
 // value.dump(indent_step).
 std::string PrettyJson(const nlohmann::ordered_json& value, int indent_step);
 
+// The length of PrettyJson(value, indent_step) from the document's shape
+// and string lengths, without reading a string: exact when no string needs
+// an escape and no number is a float, and never more (PrettyJson reserves
+// it).
+size_t PrettyJsonLength(const nlohmann::ordered_json& value, int indent_step);
+
 // Writes a document's pretty text as it is walked, byte for byte what
 // AppendPrettyJson writes for the same document, without building it: for
 // a large text made of many small documents (the conformance plan), where

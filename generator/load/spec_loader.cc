@@ -1660,18 +1660,19 @@ void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
                            SuggestState(spec.begin, graph)));
     begin = first_own;
   }
+  // The spec's own states of a lifecycle name override the lifecycle's.
   std::map<std::string, State> overrides;
-  // A State is large (ReadStates): the vectors get their room first.
-  std::vector<State> own;
-  own.reserve(graph.states.size());
-  for (auto& s : graph.states) {
-    if (lifecycle_names.count(s.name))
-      overrides.emplace(s.name, std::move(s));
-    else
-      own.push_back(std::move(s));
+  std::vector<bool> overriding(graph.states.size(), false);
+  for (size_t i = 0; i < graph.states.size(); ++i) {
+    State& s = graph.states[i];
+    if (!lifecycle_names.count(s.name)) continue;
+    overriding[i] = true;
+    overrides.emplace(s.name, std::move(s));
   }
+  // A State is large (ReadStates): the vector gets its room first, and the
+  // spec's own states move into it straight from the graph.
   std::vector<State> merged;
-  merged.reserve(g->lifecycle_prologue->states.size() + own.size() +
+  merged.reserve(g->lifecycle_prologue->states.size() + graph.states.size() +
                  g->lifecycle_epilogue->states.size());
   std::set<std::string> added;  // from the lifecycle, not overridden
   auto take = [&](const StateGraph& part) {
@@ -1692,7 +1693,8 @@ void MergeLifecycle(WorkflowSpec& spec, DiagnosticSink& sink) {
     }
   };
   take(*g->lifecycle_prologue);
-  for (auto& s : own) merged.push_back(std::move(s));
+  for (size_t i = 0; i < graph.states.size(); ++i)
+    if (!overriding[i]) merged.push_back(std::move(graph.states[i]));
   take(*g->lifecycle_epilogue);
   graph.states = std::move(merged);
   graph.BuildIndex();

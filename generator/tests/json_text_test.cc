@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -29,7 +30,39 @@ std::string Reference(const Json& value, int step, int indent) {
   return out;
 }
 
+// Whether the text of `value` has an escape or a float: what
+// PrettyJsonLength does not read.
+bool HasEscapeOrFloat(const Json& value) {
+  auto escapes = [](const std::string& text) {
+    return std::any_of(text.begin(), text.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\';
+    });
+  };
+  switch (value.type()) {
+    case Json::value_t::object:
+      for (const auto& [key, member] : value.items())
+        if (escapes(key) || HasEscapeOrFloat(member)) return true;
+      return false;
+    case Json::value_t::array:
+      return std::any_of(value.begin(), value.end(), HasEscapeOrFloat);
+    case Json::value_t::string:
+      return escapes(value.get_ref<const std::string&>());
+    default:
+      return value.is_number_float();
+  }
+}
+
 void ExpectSameText(const Json& value, const std::string& what) {
+  // The room PrettyJson reserves: never more than the text, all of it when
+  // the text has no escape and no float.
+  for (int step : {0, 1, 2, 4}) {
+    const size_t length = PrettyJsonLength(value, step);
+    const size_t actual = value.dump(step).size();
+    EXPECT_LE(length, actual) << what << " at indent " << step;
+    if (!HasEscapeOrFloat(value)) {
+      EXPECT_EQ(length, actual) << what << " at indent " << step;
+    }
+  }
   for (int step : {0, 1, 2, 4}) {
     for (int indent : {0, 3}) {
       std::string ours = "prefix";
