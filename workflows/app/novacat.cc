@@ -341,6 +341,9 @@ int Run(const std::string& workflow, const std::string& input_text,
   novacat::workflows::RunnerOptions options;
   options.start_time = now;
   options.follow = follow;
+  // Only --verbose prints the histories.
+  options.history = verbose ? novacat::runtime::asl::History::kFull
+                            : novacat::runtime::asl::History::kNone;
   std::unique_ptr<novacat::aws::LambdaClient> lambda;
   if (!function.empty()) {
     lambda = std::make_unique<novacat::aws::LambdaClient>();

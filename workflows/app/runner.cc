@@ -112,6 +112,7 @@ WorkflowRun LocalRunner::RunOne(const std::string& workflow,
     throw std::logic_error(workflow + ": " + error);
   runtime::asl::RunOptions options;
   options.start_time = start_time;
+  options.history = runner_options.history;
   options.seed = random_.Next64();  // States.UUID, jitter
   options.state_machine_name = workflow;
   options.execution_name = runtime::NewUuidV4(random_);

@@ -54,6 +54,11 @@ struct RunnerOptions {
   bool follow = false;
   // The most executions one call runs (a guard against event cycles).
   int max_runs = 32;
+  // What each run's RunResult::history keeps. Every event with its
+  // documents by default; `novacat run` keeps none unless --verbose prints
+  // them, so that a long run (--for-each-nova over a large catalog, a Map
+  // of many items) holds no copy of every document it passed.
+  runtime::asl::History history = runtime::asl::History::kFull;
   // When set, each workflow's Tasks go to the handler it returns (a
   // deployed Lambda function invoked as Step Functions' lambda:invoke
   // does) instead of the step logic in this process. The JobRun is read

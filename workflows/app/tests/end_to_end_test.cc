@@ -127,6 +127,31 @@ TEST_F(EndToEndTest, KnownNameExistsAndLaunchesWithoutANewNova) {
   EXPECT_EQ(NovaIds(), before);
 }
 
+// RunnerOptions::history: every event with its documents by default, as
+// --verbose prints them; none when asked (what `novacat run` keeps without
+// --verbose), the run's states and outcome the same.
+TEST_F(EndToEndTest, AHistoryIsKeptOnlyWhenAskedFor) {
+  const WorkflowRun full =
+      RunOne("initialize_nova", {{"candidate_name", "V1500 Cyg"}});
+  ASSERT_EQ(full.result.status, "SUCCEEDED") << Why();
+  ASSERT_FALSE(full.result.history.empty());
+  EXPECT_EQ(full.result.history.front().type, "ExecutionStarted");
+  EXPECT_EQ(full.result.history.front().details.at("input"),
+            ojson({{"candidate_name", "V1500 Cyg"}}));
+  RunnerOptions options;
+  options.start_time = kStart + kDay;  // another time bucket: not a duplicate
+  options.history = runtime::asl::History::kNone;
+  const std::vector<WorkflowRun> runs =
+      client_->runner
+          .Run("initialize_nova", {{"candidate_name", "V1500 Cyg"}}, options)
+          .runs;
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(runs[0].result.status, "SUCCEEDED") << Why();
+  EXPECT_TRUE(runs[0].result.history.empty());
+  EXPECT_EQ(runs[0].result.states, full.result.states);
+  EXPECT_EQ(runs[0].job_run->outcome, "EXISTS_AND_LAUNCHED");
+}
+
 TEST_F(EndToEndTest, NewClassicalNovaIsCreatedWithItsAliasAndLaunched) {
   WorkflowRun run =
       RunOne("initialize_nova", {{"candidate_name", "V1674 Her"}});
