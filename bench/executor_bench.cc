@@ -182,7 +182,8 @@ void BM_PassChoiceChain(benchmark::State& state) {
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations() * n);  // transitions per second
-  // The process's peak so far (this runs after the smaller benchmarks).
+  // The process's peak so far: alone in its process (as bench.sh runs
+  // it for this figure), the chain's.
   state.counters["peak_rss_kib"] = static_cast<double>(PeakRssKib());
 }
 BENCHMARK(BM_PassChoiceChain)

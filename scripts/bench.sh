@@ -9,16 +9,20 @@
 #    (Google Benchmark), the time per state as a ratio to the 100-state
 #    spec's (linear generation keeps it at 1x). GEN_STATES (default
 #    "100 1000 10000") picks the sizes; each is the median of
-#    GEN_REPETITIONS (default 5) runs: one run of the largest spec moves
-#    by a third with the machine's load.
+#    GEN_REPETITIONS (default 5) runs, the sizes' runs in a random order
+#    (Google Benchmark's random interleaving): one run of the largest spec
+#    moves by a third with the machine's load, and the machine's speed
+#    drifts from one minute to the next, which runs taken size after size
+#    read as a size's cost.
 # 3. The executor: initialize_nova's happy path against aws-local-
 #    stepfunctions (bench/initialize_nova_happy_path.json; both sides stop
 #    unless every run succeeds through its path), EXEC_SECONDS (default 3)
-#    each, the medians of EXEC_REPETITIONS (default 3) alternated runs of
+#    each, the medians of EXEC_REPETITIONS (default 5) alternated runs of
 #    each side, ours with each RunOptions::history (none, events, full;
 #    aws-local-stepfunctions keeps every event with references to its
 #    documents); then the time per transition of Pass chains and Maps as they
-#    grow, as a ratio to the smallest of each (flat is 1x); then chains of
+#    grow, as a ratio to the smallest of each (flat is 1x; each the median of
+#    SIZE_REPETITIONS (default 3) runs, interleaved as above); then chains of
 #    2,000 and 20,000 Pass and Choice states against aws-local-stepfunctions
 #    on the same definitions (transitions per second).
 # 4. The single-table store: operations per second of every access pattern
@@ -40,7 +44,7 @@ cmake --build build/release -j "${JOBS:-$(nproc)}" --target novacat-gen \
   generation_bench executor_bench store_bench >/dev/null
 runs=${RUNS:-20}
 exec_seconds=${EXEC_SECONDS:-3}
-exec_repetitions=${EXEC_REPETITIONS:-3}
+exec_repetitions=${EXEC_REPETITIONS:-5}
 gen=build/release/generator/novacat-gen
 validator=tests/tools/node_modules/.bin/asl-validator
 args=()
@@ -92,10 +96,13 @@ unit = sys.argv[2]
 base = {}
 print(f"{'benchmark':<28}{'time/run':>14}{unit + 's/s':>18}{'us/' + unit:>14}"
       f"{'ratio':>10}")
+# Of repeated runs only the median is reported. Interleaved runs come in
+# any order: the families by name, each from its smallest size up.
+runs = [r for r in runs if r.get("run_type") != "aggregate"
+        or r.get("aggregate_name") == "median"]
+runs.sort(key=lambda r: (r["name"].split("/")[0],
+                         int(r["name"].split("/")[1].split("_")[0])))
 for r in runs:
-    # Of repeated runs only the median is reported.
-    if r.get("run_type") == "aggregate" and r.get("aggregate_name") != "median":
-        continue
     family = r["name"].split("/")[0]
     if r.get("error_occurred"):
         sys.exit(f"{r['name']}: {r.get('error_message')}")
@@ -119,6 +126,7 @@ trap 'rm -f "$gen_json" "$exec_json" "$store_json" "$chain" "$happy_runs"' EXIT
 gen_filter="BM_Generate/($(echo ${GEN_STATES:-100 1000 10000} | tr ' ' '|'))/"
 quietly build/release/generation_bench --benchmark_min_time=0.5 \
   --benchmark_repetitions="${GEN_REPETITIONS:-5}" \
+  --benchmark_enable_random_interleaving=true \
   --benchmark_report_aggregates_only=true \
   --benchmark_filter="$gen_filter" --benchmark_out="$gen_json" \
   --benchmark_out_format=json
@@ -129,7 +137,7 @@ summarize_sizes "$gen_json" state
 #    the cost per transition as definitions grow.
 echo
 echo "== 3. The executor ($exec_repetitions alternated runs of each side, medians)"
-# Ours and aws-local-stepfunctions take turns, EXEC_REPETITIONS (default 3)
+# Ours and aws-local-stepfunctions take turns, EXEC_REPETITIONS (default 5)
 # times: one run of either moves by a third with the machine's load.
 for _ in $(seq "$exec_repetitions"); do
   ours=$(build/release/executor_bench --benchmark_filter=InitializeNova \
@@ -164,24 +172,33 @@ for i, first in enumerate(runs[0]["ours"]["benchmarks"]):
           f"{', '.join(f'{x:.1f}x' for x in ratios)})")
 PY
 quietly build/release/executor_bench --benchmark_filter='^BM_(PassChain|PassChoiceChain|MapItems)/' \
-  --benchmark_min_time=1 --benchmark_out="$exec_json" \
+  --benchmark_min_time=0.5 --benchmark_repetitions="${SIZE_REPETITIONS:-3}" \
+  --benchmark_enable_random_interleaving=true \
+  --benchmark_report_aggregates_only=true --benchmark_out="$exec_json" \
   --benchmark_out_format=json
 summarize_sizes "$exec_json" transition
 # The chains of Pass and Choice states on aws-local-stepfunctions: the same
 # definitions (executor_bench --print-chain writes them), transitions per
 # second against ours from the run above.
+# Our peak RSS for a chain comes from a process that runs that chain alone,
+# as aws-local-stepfunctions' does: in the interleaved run above, the
+# process's peak is the largest chain's whatever the size.
 for n in 2000 20000; do
   build/release/executor_bench --print-chain "$n" >"$chain"
   theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
     "$chain" "$exec_seconds")
-  python3 - "$exec_json" "$theirs" "$n" <<'PY'
+  alone=$(build/release/executor_bench --benchmark_filter="^BM_PassChoiceChain/$n\$" \
+    --benchmark_min_time=0.1 --benchmark_format=json 2>/dev/null)
+  python3 - "$exec_json" "$theirs" "$n" "$alone" <<'PY'
 import json, sys
 n = int(sys.argv[3])
 ours = next(r for r in json.load(open(sys.argv[1]))["benchmarks"]
-            if r["name"] == f"BM_PassChoiceChain/{n}")
+            if r.get("run_name") == f"BM_PassChoiceChain/{n}"
+            and r.get("aggregate_name") == "median")
+rss_kib = json.loads(sys.argv[4])["benchmarks"][0]["peak_rss_kib"]
 theirs = json.loads(sys.argv[2])["per_second"] * n
 print(f"chain of {n:,} Pass and Choice states: novacat {ours['items_per_second']:,.0f} "
-      f"transitions/s, peak RSS {ours['peak_rss_kib']/1024:.1f} MiB; "
+      f"transitions/s, peak RSS {rss_kib/1024:.1f} MiB; "
       f"aws-local-stepfunctions {theirs:,.0f}/s, peak RSS "
       f"{json.loads(sys.argv[2])['peak_rss_kib']/1024:.1f} MiB; ratio "
       f"{ours['items_per_second'] / theirs:.1f}x")
