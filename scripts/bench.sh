@@ -179,10 +179,10 @@ quietly build/release/executor_bench --benchmark_filter='^BM_(PassChain|PassChoi
 summarize_sizes "$exec_json" transition
 # The chains of Pass and Choice states on aws-local-stepfunctions: the same
 # definitions (executor_bench --print-chain writes them), transitions per
-# second against ours from the run above.
-# Our peak RSS for a chain comes from a process that runs that chain alone,
-# as aws-local-stepfunctions' does: in the interleaved run above, the
-# process's peak is the largest chain's whatever the size.
+# second against ours from the run above. Our peak RSS for a chain comes
+# from a process that runs that chain alone, as aws-local-stepfunctions'
+# does: in the interleaved run above the process's peak is the largest
+# chain's, whatever the size.
 for n in 2000 20000; do
   build/release/executor_bench --print-chain "$n" >"$chain"
   theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
