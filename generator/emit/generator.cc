@@ -44,7 +44,14 @@ Emission::Emission(std::string out_dir, Scaffolds scaffolds)
 }
 
 void Emission::Compare(const std::string& path, const std::string& content) {
-  if (out_dir_.empty() || !FileHolds(out_dir_ + "/" + path, content)) return;
+  if (out_dir_.empty()) return;
+  {
+    // An event several specs use is the same text from each (the catalog's
+    // declaration): one that matched is not read again.
+    const std::lock_guard<std::mutex> lock(matched_mutex_);
+    if (matched_.count(path) != 0) return;
+  }
+  if (!FileHolds(out_dir_ + "/" + path, content)) return;
   const std::lock_guard<std::mutex> lock(matched_mutex_);
   matched_.insert(path);
 }
