@@ -139,6 +139,11 @@ json ApplyQuarantine(json out, const Quarantine& q) {
 
 }  // namespace
 
+void EventBus::PublishAll(std::string_view event_name,
+                          const std::vector<json>& events) {
+  for (const auto& event : events) Publish(event_name, event);
+}
+
 void CaptureBus::Publish(std::string_view event_name, const json& event) {
   std::lock_guard<std::mutex> lock(mutex_);
   published_.push_back({std::string(event_name), event});
@@ -347,9 +352,12 @@ json PublishEvent(const json& state, BuiltinContext& ctx,
     throw TerminalError("the event " + spec.event +
                         " is invalid; nothing was published:\n" + problems);
 
+  // One PublishAll: EventBridge takes a for_each's events 10 a call. When
+  // it throws, some may have been published: the Task's retry publishes
+  // them all again (consumers dedupe by their idempotency key).
+  ctx.events.PublishAll(spec.event, events);
   StepLogger logger = MakeLogger(ctx, &out);
   for (const auto& event : events) {
-    ctx.events.Publish(spec.event, event);
     ordered_json fields = ordered_json::object();
     fields["event"] = spec.event;
     if (spec.for_each) fields[spec.for_each->as] = event[spec.for_each->as];

@@ -1,8 +1,10 @@
-// EventBridgeBus: one PutEvents entry per published event.
+// EventBridgeBus: one PutEvents entry per published event; PutEvents calls
+// of up to 10 entries for PublishAll.
 #include "novacat/aws/eventbridge_bus.h"
 
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include "novacat/runtime/errors.h"
@@ -21,6 +23,30 @@ JsonService EventBridgeService() {
           {"ThrottlingException", "InternalException", "InternalFailure",
            "ServiceUnavailable", "ServiceUnavailableException"}};
 }
+
+namespace {
+
+// EventBridge's limits on one PutEvents call.
+constexpr size_t kMaxEntriesPerCall = 10;
+constexpr size_t kMaxEntryBytesPerCall = 256 * 1024;  // the sum, exclusive
+
+// A member of an answer's entry, or "no <name>".
+std::string EntryText(const nlohmann::json& entry, const char* name) {
+  auto it = entry.find(name);
+  return it != entry.end() && it->is_string() ? it->get<std::string>()
+                                              : std::string("no ") + name;
+}
+
+// The event as PutEvents' Detail: its JSON text.
+std::string Detail(const nlohmann::json& event, const std::string& what) {
+  try {
+    return event.dump();
+  } catch (const nlohmann::json::exception& e) {
+    throw TerminalError(what + ": cannot encode the event: " + e.what());
+  }
+}
+
+}  // namespace
 
 struct EventBridgeBus::Impl {
   EventBridgeOptions options;
@@ -54,12 +80,7 @@ void EventBridgeBus::Publish(std::string_view event_name,
   const EventBridgeOptions& o = impl_->options;
   const std::string what =
       "PutEvents " + std::string(event_name) + " to " + o.bus_name;
-  std::string detail;
-  try {
-    detail = event.dump();
-  } catch (const nlohmann::json::exception& e) {
-    throw TerminalError(what + ": cannot encode the event: " + e.what());
-  }
+  std::string detail = Detail(event, what);
   const nlohmann::json request = {{"Entries",
                                    {{{"Source", o.source},
                                      {"DetailType", event_name},
@@ -74,19 +95,104 @@ void EventBridgeBus::Publish(std::string_view event_name,
   if (failed == answer.end() || !failed->is_number() || *failed == 0) return;
   // {"FailedEntryCount": 1, "Entries": [{"ErrorCode": "...",
   //  "ErrorMessage": "..."}]}
-  auto text = [](const nlohmann::json& entry, const char* name) {
-    auto it = entry.find(name);
-    return it != entry.end() && it->is_string() ? it->get<std::string>()
-                                                : std::string("no ") + name;
-  };
   nlohmann::json entry = nlohmann::json::object();
   if (auto entries = answer.find("Entries");
       entries != answer.end() && entries->is_array() && !entries->empty() &&
       entries->front().is_object())
     entry = entries->front();
-  throw RetryableError(
-      what + ": EventBridge failed the entry: " + text(entry, "ErrorCode") +
-      ": " + text(entry, "ErrorMessage"));
+  throw RetryableError(what + ": EventBridge failed the entry: " +
+                       EntryText(entry, "ErrorCode") + ": " +
+                       EntryText(entry, "ErrorMessage"));
+}
+
+void EventBridgeBus::PublishAll(std::string_view event_name,
+                                const std::vector<nlohmann::json>& events) {
+  const EventBridgeOptions& o = impl_->options;
+  const std::string what =
+      "PutEvents " + std::string(event_name) + " to " + o.bus_name;
+  // Every event encoded before the first call: one that cannot be sends
+  // nothing.
+  std::vector<std::string> details;
+  details.reserve(events.size());
+  for (const auto& event : events) details.push_back(Detail(event, what));
+  const size_t fixed_bytes = o.source.size() + event_name.size();
+
+  std::vector<size_t> pending(events.size());  // indexes into `events`
+  for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
+  std::chrono::milliseconds wait = o.resend_backoff;
+  for (int send = 1;; ++send) {
+    std::vector<size_t> failed;
+    std::string last_error;  // this round's first failure
+    for (size_t begin = 0; begin < pending.size();) {
+      size_t end = begin, bytes = 0;
+      while (end < pending.size() && end - begin < kMaxEntriesPerCall) {
+        const size_t entry_bytes = fixed_bytes + details[pending[end]].size();
+        if (end > begin && bytes + entry_bytes >= kMaxEntryBytesPerCall) break;
+        bytes += entry_bytes;
+        ++end;
+      }
+      nlohmann::json entries = nlohmann::json::array();
+      for (size_t i = begin; i < end; ++i)
+        entries.push_back({{"Source", o.source},
+                           {"DetailType", event_name},
+                           {"Detail", details[pending[i]]},
+                           {"EventBusName", o.bus_name}});
+      const nlohmann::json request = {{"Entries", std::move(entries)}};
+      nlohmann::json answer;
+      try {
+        std::lock_guard lock(impl_->mutex);
+        answer = impl_->client->Call("PutEvents", request, what).body;
+      } catch (const RetryableError& e) {
+        // The whole call failed (throttled, 5xx, a timeout): each of its
+        // entries is sent again. The message after "<what>: ".
+        std::string message = e.what();
+        if (message.rfind(what + ": ", 0) == 0)
+          message.erase(0, what.size() + 2);
+        if (last_error.empty()) last_error = message;
+        failed.insert(failed.end(), pending.begin() + begin,
+                      pending.begin() + end);
+        begin = end;
+        continue;
+      }
+      // {"FailedEntryCount": n, "Entries": [...]}: the answer's entries in
+      // the request's order, a failed one with ErrorCode and ErrorMessage.
+      // An entry the answer does not confirm with an EventId is failed.
+      auto count = answer.find("FailedEntryCount");
+      if (count != answer.end() && count->is_number() && *count != 0) {
+        auto listed = answer.find("Entries");
+        for (size_t i = begin; i < end; ++i) {
+          const nlohmann::json* entry = nullptr;
+          if (listed != answer.end() && listed->is_array() &&
+              i - begin < listed->size() && (*listed)[i - begin].is_object())
+            entry = &(*listed)[i - begin];
+          if (entry && !entry->contains("ErrorCode") &&
+              entry->contains("EventId"))
+            continue;
+          failed.push_back(pending[i]);
+          if (last_error.empty()) {
+            const nlohmann::json none = nlohmann::json::object();
+            const nlohmann::json& e = entry ? *entry : none;
+            last_error =
+                EntryText(e, "ErrorCode") + ": " + EntryText(e, "ErrorMessage");
+          }
+        }
+      }
+      begin = end;
+    }
+    if (failed.empty()) return;
+    if (send >= o.sends_per_entry)
+      throw RetryableError(what + ": EventBridge failed " +
+                           std::to_string(failed.size()) + " of " +
+                           std::to_string(events.size()) +
+                           " entries, each sent " + std::to_string(send) +
+                           (send == 1 ? " time: " : " times: ") + last_error);
+    if (o.sleep)
+      o.sleep(wait);
+    else
+      std::this_thread::sleep_for(wait);
+    wait *= 2;
+    pending = std::move(failed);
+  }
 }
 
 }  // namespace novacat::aws

@@ -56,7 +56,7 @@ int64_t PublishPerNova(const runtime::WorkflowFacts& workflow,
   if (!problems.empty())
     throw runtime::TerminalError("the sweep's " + workflow.input_event +
                                  " events are invalid:\n" + problems);
-  for (const auto& event : events) bus.Publish(workflow.input_event, event);
+  bus.PublishAll(workflow.input_event, events);
   nlohmann::ordered_json line = {
       {"ts", runtime::FormatTimestamp(now)},
       {"level", "INFO"},

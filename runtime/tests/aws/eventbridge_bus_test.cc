@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <utility>
@@ -61,14 +63,18 @@ struct Failure {
   std::string message;
 };
 
-Failure PublishFailure(EventBridgeBus& bus) {
+Failure FailureOf(const std::function<void()>& publish) {
   try {
-    bus.Publish("ingest_new_nova", kEvent);
+    publish();
   } catch (const StepError& e) {
     return {e.error_class(), e.what()};
   }
-  ADD_FAILURE() << "Publish threw nothing";
+  ADD_FAILURE() << "nothing was thrown";
   return {ErrorClass::kQuarantine, ""};
+}
+
+Failure PublishFailure(EventBridgeBus& bus) {
+  return FailureOf([&] { bus.Publish("ingest_new_nova", kEvent); });
 }
 
 TEST(EventBridgeBusTest, PublishSendsOneSignedPutEventsEntry) {
@@ -158,6 +164,184 @@ TEST(EventBridgeBusTest, AnswersAreClassified) {
     EXPECT_EQ(failure.error_class, c.error_class);
     EXPECT_EQ(failure.message, c.message);
   }
+}
+
+// --- PublishAll: PutEvents calls of up to 10 entries, under 256 KiB ---
+
+// Events {"n": 0}, {"n": 1}, ...
+std::vector<json> Numbered(int count) {
+  std::vector<json> events;
+  for (int n = 0; n < count; ++n) events.push_back({{"n", n}});
+  return events;
+}
+
+// A PutEvents answer for `count` entries, those at `failed` failed with
+// `code`.
+FakeServer::Answer Entries(int count, std::vector<int> failed = {},
+                           const std::string& code = "ThrottlingException") {
+  json entries = json::array();
+  for (int i = 0; i < count; ++i) {
+    if (std::find(failed.begin(), failed.end(), i) != failed.end())
+      entries.push_back({{"ErrorCode", code},
+                         {"ErrorMessage", "entry " + std::to_string(i)}});
+    else
+      entries.push_back({{"EventId", "id-" + std::to_string(i)}});
+  }
+  return Reply(
+      200,
+      json{{"FailedEntryCount", failed.size()}, {"Entries", entries}}.dump());
+}
+
+FakeServer::Answer Throttled() {
+  return Reply(
+      400, R"js({"__type":"ThrottlingException","message":"Rate exceeded"})js");
+}
+
+// Each request's entries' Details, parsed back; every entry checked for
+// its Source, DetailType and bus.
+std::vector<std::vector<json>> SentDetails(FakeServer& server) {
+  std::vector<std::vector<json>> calls;
+  for (const auto& [head, body] : server.requests()) {
+    EXPECT_THAT(head, HasSubstr("\r\nX-Amz-Target: AWSEvents.PutEvents\r\n"));
+    auto& call = calls.emplace_back();
+    const json request = json::parse(body);
+    for (const json& entry : request.at("Entries")) {
+      EXPECT_EQ(entry.at("Source"), "initialize_nova");
+      EXPECT_EQ(entry.at("DetailType"), "refresh_references");
+      EXPECT_EQ(entry.at("EventBusName"), "novacat-events");
+      EXPECT_EQ(entry.size(), 4u);
+      call.push_back(json::parse(entry.at("Detail").get<std::string>()));
+    }
+  }
+  return calls;
+}
+
+// The events numbered `from` to `to`, inclusive.
+std::vector<json> Range(int from, int to) {
+  std::vector<json> out;
+  for (int n = from; n <= to; ++n) out.push_back({{"n", n}});
+  return out;
+}
+
+// A bus whose waits between resends are recorded instead of slept.
+struct RecordingBus {
+  explicit RecordingBus(const std::string& endpoint)
+      : bus([&] {
+          EventBridgeOptions options = FakeOptions(endpoint);
+          options.sleep = [this](std::chrono::milliseconds wait) {
+            waits.push_back(wait.count());
+          };
+          return options;
+        }()) {}
+  std::vector<long> waits;
+  EventBridgeBus bus;
+};
+
+TEST(EventBridgeBusTest, PublishAllSendsTenEntriesACallInOrder) {
+  FakeServer server({Entries(10), Entries(10), Entries(3)});
+  RecordingBus b(server.endpoint());
+  b.bus.PublishAll("refresh_references", Numbered(23));
+  EXPECT_EQ(SentDetails(server),
+            (std::vector<std::vector<json>>{Range(0, 9), Range(10, 19),
+                                            Range(20, 22)}));
+  EXPECT_TRUE(b.waits.empty());
+}
+
+TEST(EventBridgeBusTest, PublishAllOfNothingSendsNothing) {
+  FakeServer server({});
+  RecordingBus b(server.endpoint());
+  b.bus.PublishAll("refresh_references", {});
+  EXPECT_TRUE(server.requests().empty());
+}
+
+// An entry's size is Source + DetailType + Detail in bytes: here
+// 15 + 18 + (8 + length of the text); a call's sum must stay under
+// 262,144.
+json Padded(size_t text_length) {
+  return {{"p", std::string(text_length, 'x')}};
+}
+constexpr size_t kEntryOverhead = 15 + 18 + 8;  // {"p":"..."} is 8 more
+
+TEST(EventBridgeBusTest, PublishAllKeepsEachCallUnder256KiB) {
+  // Two entries of 131,072 bytes: 262,144 in all, one too many.
+  const size_t half = 262144 / 2 - kEntryOverhead;
+  // 131,072 + 131,071 = 262,143: together.
+  FakeServer server({Entries(1), Entries(2), Entries(1)});
+  RecordingBus b(server.endpoint());
+  b.bus.PublishAll("refresh_references",
+                   {Padded(half), Padded(half), Padded(half - 1), Padded(1)});
+  auto calls = SentDetails(server);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0], (std::vector<json>{Padded(half)}));
+  EXPECT_EQ(calls[1], (std::vector<json>{Padded(half), Padded(half - 1)}));
+  EXPECT_EQ(calls[2], (std::vector<json>{Padded(1)}));
+}
+
+TEST(EventBridgeBusTest, PublishAllSendsTheFailedEntriesAgainAfterTheRest) {
+  // Entries 3 and 7 of the first call are throttled; the second call takes
+  // 10 and 11, the third the two that failed, after 100 ms.
+  FakeServer server({Entries(10, {3, 7}), Entries(2), Entries(2)});
+  RecordingBus b(server.endpoint());
+  b.bus.PublishAll("refresh_references", Numbered(12));
+  EXPECT_EQ(SentDetails(server),
+            (std::vector<std::vector<json>>{
+                Range(0, 9), Range(10, 11), {json{{"n", 3}}, json{{"n", 7}}}}));
+  EXPECT_EQ(b.waits, (std::vector<long>{100}));
+}
+
+TEST(EventBridgeBusTest, PublishAllGivesUpOnAnEntryAfterThreeSends) {
+  FakeServer server(
+      {Entries(3, {1}), Entries(1, {0}), Entries(1, {0}, "InternalFailure")});
+  RecordingBus b(server.endpoint());
+  Failure failure =
+      FailureOf([&] { b.bus.PublishAll("refresh_references", Numbered(3)); });
+  EXPECT_EQ(failure.error_class, ErrorClass::kRetryable);
+  EXPECT_EQ(failure.message,
+            "PutEvents refresh_references to novacat-events: EventBridge "
+            "failed 1 of 3 entries, each sent 3 times: InternalFailure: "
+            "entry 0");
+  EXPECT_EQ(SentDetails(server),
+            (std::vector<std::vector<json>>{
+                Range(0, 2), {json{{"n", 1}}}, {json{{"n", 1}}}}));
+  EXPECT_EQ(b.waits, (std::vector<long>{100, 200}));
+}
+
+TEST(EventBridgeBusTest, PublishAllSendsAFailedCallsEntriesAgain) {
+  // The whole second call throttled: its entries go again, after 100 ms.
+  FakeServer server({Entries(10), Throttled(), Entries(2)});
+  RecordingBus b(server.endpoint());
+  b.bus.PublishAll("refresh_references", Numbered(12));
+  EXPECT_EQ(SentDetails(server),
+            (std::vector<std::vector<json>>{Range(0, 9), Range(10, 11),
+                                            Range(10, 11)}));
+  EXPECT_EQ(b.waits, (std::vector<long>{100}));
+
+  // Throttled three times: the call's own words.
+  FakeServer throttled({Throttled(), Throttled(), Throttled()});
+  RecordingBus t(throttled.endpoint());
+  Failure failure =
+      FailureOf([&] { t.bus.PublishAll("refresh_references", Numbered(1)); });
+  EXPECT_EQ(failure.error_class, ErrorClass::kRetryable);
+  EXPECT_EQ(failure.message,
+            "PutEvents refresh_references to novacat-events: EventBridge "
+            "failed 1 of 1 entries, each sent 3 times: EventBridge "
+            "ThrottlingException: Rate exceeded");
+  EXPECT_EQ(throttled.requests().size(), 3u);
+}
+
+TEST(EventBridgeBusTest, PublishAllStopsAtATerminalAnswer) {
+  FakeServer server({Entries(10), Reply(400, R"js({"__type":
+      "ResourceNotFoundException","message":"Event bus novacat-events does not exist."})js")});
+  RecordingBus b(server.endpoint());
+  Failure failure =
+      FailureOf([&] { b.bus.PublishAll("refresh_references", Numbered(25)); });
+  EXPECT_EQ(failure.error_class, ErrorClass::kTerminal);
+  EXPECT_EQ(failure.message,
+            "PutEvents refresh_references to novacat-events: EventBridge "
+            "ResourceNotFoundException: Event bus novacat-events does not "
+            "exist.");
+  EXPECT_EQ(server.requests().size(), 2u);  // the third call is not made
+  EXPECT_TRUE(b.waits.empty());
 }
 
 // curl's detail (in parentheses) names ports and milliseconds, so these

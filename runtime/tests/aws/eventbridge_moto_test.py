@@ -5,6 +5,8 @@ aws_moto): boto3 creates a bus, a rule matching {"source": [<workflow>],
 rule's target; `aws_publish_event` (EventBridgeBus) publishes; boto3 reads
 back exactly one message whose source, detail-type and detail are exact.
 Events of another workflow or another event name must not reach the queue.
+Then 23 events through PublishAll (PutEvents calls of 10, 10 and 3 entries:
+moto refuses a call of more than 10) all come back, each once.
 
     eventbridge_moto_test.py <aws_publish_event binary>
     (NOVACAT_MOTO_STATE names the fixture's state file)
@@ -101,6 +103,25 @@ def main(publisher):
         check(delivered.get("detail") == DOCUMENT,
               f"detail {delivered.get('detail')!r} == {DOCUMENT!r}")
         print("delivered:", messages[0]["Body"])
+
+    # A sweep's batch: 23 events, each delivered once.
+    batch = [dict(DOCUMENT, nova_id=f"nova-{n:02d}") for n in range(23)]
+    run = subprocess.run([publisher, bus, WORKFLOW, EVENT]
+                         + [json.dumps(d) for d in batch], env=env,
+                         capture_output=True, text=True, timeout=60)
+    check(run.returncode == 0,
+          f"PublishAll of 23 exited {run.returncode}: {run.stderr.strip()}")
+    received = []
+    for _ in range(10):
+        got = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10,
+                                  WaitTimeSeconds=1).get("Messages", [])
+        received += [json.loads(m["Body"])["detail"] for m in got]
+        if len(received) >= len(batch) and not got:
+            break
+    received.sort(key=lambda d: d.get("nova_id", ""))
+    check(received == batch,
+          f"the 23 events came back once each: got {len(received)}: "
+          f"{[d.get('nova_id') for d in received]}")
 
     # A bus that does not exist: TERMINAL, with moto's words.
     run = subprocess.run([publisher, f"{unique}-missing", WORKFLOW, EVENT,

@@ -23,13 +23,30 @@
 // Messages are those of aws::JsonClient after "PutEvents <event> to <bus>".
 // EventBridge delivers at least once: consumers dedupe by idempotency key.
 //
+// PublishAll (a `for_each: nova` sweep's one event per nova) sends the
+// events in order, in PutEvents calls of at most 10 entries (EventBridge's
+// limit) whose sizes add up to less than 256 KiB (EventBridge's reckoning:
+// the UTF-8 bytes of Source, DetailType and Detail; an entry that large
+// alone goes alone, and EventBridge judges it). The entries a call's
+// answer marks failed (an ErrorCode), and every entry of a call that
+// failed with a RetryableError, are sent again, after the others, up to
+// options.sends_per_entry sends in all, waiting resend_backoff_ms, then
+// twice that, ... between rounds. What still failed is one RetryableError
+// ("PutEvents <event> to <bus>: EventBridge failed <n> of <total> entries,
+// each sent <sends> times: <the last round's first ErrorCode>:
+// <ErrorMessage>"), the others having been published; a TerminalError ends
+// it at once.
+//
 // Threads: Publish may be called from several threads (one request at a
 // time on the bus's connection).
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "novacat/aws/json_client.h"
 #include "novacat/runtime/builtins.h"
@@ -47,6 +64,12 @@ struct EventBridgeOptions : ClientOptions {
   std::string bus_name;
   // The publishing workflow's name (required): every event's Source.
   std::string source;
+  // PublishAll: how many times an entry is sent before it is given up, and
+  // the wait before the first resend (doubled for each later one).
+  int sends_per_entry = 3;
+  std::chrono::milliseconds resend_backoff{100};
+  // How PublishAll waits (tests record the waits instead).
+  std::function<void(std::chrono::milliseconds)> sleep;
 };
 
 // EventBridge's JSON protocol description (for JsonClient).
@@ -67,6 +90,8 @@ class EventBridgeBus : public runtime::EventBus {
 
   void Publish(std::string_view event_name,
                const nlohmann::json& event) override;
+  void PublishAll(std::string_view event_name,
+                  const std::vector<nlohmann::json>& events) override;
 
  private:
   struct Impl;

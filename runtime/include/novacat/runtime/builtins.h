@@ -74,6 +74,13 @@ class EventBus {
   virtual ~EventBus() = default;
   virtual void Publish(std::string_view event_name,
                        const nlohmann::json& event) = 0;
+  // Publishes every one of `events` as `event_name`, in order, each at
+  // least once. Throws as Publish when one could not be published; the
+  // ones before it may have been (the caller's retry publishes them
+  // again). This one calls Publish for each; a bus that sends several
+  // events a request (EventBridgeBus) overrides it.
+  virtual void PublishAll(std::string_view event_name,
+                          const std::vector<nlohmann::json>& events);
 };
 
 // Keeps what was published, for tests. Thread-safe.
@@ -209,8 +216,9 @@ struct EventSpec {
 // Builds the event(s) from the document's declared fields (absent fields
 // are left out), adds correlation_id, validates every event first (any
 // invalid -> TerminalError listing them, nothing published), then publishes
-// them in order. Returns the document unchanged. Events are at-least-once:
-// a retry after a partial publish publishes again.
+// them in order (one EventBus::PublishAll) and logs "event published" for
+// each. Returns the document unchanged. Events are at-least-once: a retry
+// after a partial publish publishes again.
 nlohmann::json PublishEvent(const nlohmann::json& state, BuiltinContext& ctx,
                             const EventSpec& spec);
 

@@ -8,11 +8,11 @@
 // <Workflow>ScheduleRoute starts the state machine with each; locally
 // `novacat run <workflow> --for-each-nova` runs them in process.
 //
-// At least once, never lost: a sweep that fails part way (a throttled
-// PutEvents) is invoked again and publishes every event again, and
-// EventBridge may deliver one twice. The workflow's idempotency key (with
-// its {time_bucket}) ends a second run of a nova in the same period
-// DUPLICATE_SKIPPED.
+// At least once, never lost: a sweep that fails part way (entries
+// EventBridge still failed after their resends) is invoked again and
+// publishes every event again, and EventBridge may deliver one twice. The
+// workflow's idempotency key (with its {time_bucket}) ends a second run of
+// a nova in the same period DUPLICATE_SKIPPED.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +38,8 @@ std::vector<nlohmann::json> PerNovaEvents(Repository& repository,
                                           const nlohmann::json& input);
 
 // Checks every per-nova event against `workflow`'s input event schema, then
-// publishes each on `bus` as workflow.input_event, in nova_id order, and
+// publishes them on `bus` as workflow.input_event, in nova_id order
+// (EventBus::PublishAll: EventBridge takes them 10 a call), and
 // writes one log line (at `now`, seconds since the epoch). Returns how many
 // were published. An invalid event is a TerminalError before anything is
 // published (naming the nova and the errors); a failing publish throws what the
