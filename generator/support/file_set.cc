@@ -126,12 +126,16 @@ struct ManifestEntry {
 };
 using Manifest = std::map<std::string, ManifestEntry>;
 
-// The manifest at `out_dir` (empty when there is none).
-Manifest ReadManifest(const fs::path& out_dir) {
+// The manifest at `out_dir` (empty when there is none); its text in
+// `text` when given (nullopt when there is none), so that the caller
+// compares the next manifest without reading it again.
+Manifest ReadManifest(const fs::path& out_dir,
+                      std::optional<std::string>* text = nullptr) {
   Manifest entries;
-  std::optional<std::string> text = ReadFile(out_dir / kManifestName);
-  if (!text) return entries;
-  std::istringstream lines(*text);
+  std::optional<std::string> read = ReadFile(out_dir / kManifestName);
+  if (text) *text = read;
+  if (!read) return entries;
+  std::istringstream lines(*read);
   std::string line;
   while (std::getline(lines, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -259,7 +263,9 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
                       bool prune) {
   SyncReport report;
   const fs::path root(out_dir);
-  const Manifest old = ReadManifest(root);
+  // The manifest's text: nothing rewrites it before the end.
+  std::optional<std::string> current;
+  const Manifest old = ReadManifest(root, &current);
   // Plan first: refuse before anything is written.
   for (const auto& [path, file] : files.files()) {
     if (fs::exists(root / path) && !old.count(path)) {
@@ -296,7 +302,6 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
     }
   }
   std::string manifest = FormatManifest(next);
-  std::optional<std::string> current = ReadFile(root / kManifestName);
   if (!current || *current != manifest) {
     if (!WriteAtomically(root / kManifestName, manifest, &error)) {
       report.errors.push_back(error);
@@ -326,13 +331,15 @@ std::vector<std::string> WriteScaffolds(const FileSet& files,
 CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
   CheckReport report;
   const fs::path root(out_dir);
-  const Manifest old = ReadManifest(root);
+  std::optional<std::string> current_manifest;
+  const Manifest old = ReadManifest(root, &current_manifest);
   const Manifest next = NextManifest(files, old, /*keep_others=*/false);
   // Every file by path, the manifest among them, without copying them.
   const std::string manifest = FormatManifest(next);
   std::map<std::string, const GeneratedFile*> expected;
   for (const auto& [path, file] : files.files()) expected[path] = &file;
-  const GeneratedFile manifest_file{manifest, kWholeSet};
+  const GeneratedFile manifest_file{manifest, kWholeSet,
+                                    current_manifest == manifest};
   expected[kManifestName] = &manifest_file;
   for (const auto& [path, file] : expected) {
     if (file->matched_disk || FileHolds((root / path).string(), file->content))
