@@ -4,8 +4,10 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "novacat/runtime/errors.h"
 
@@ -46,6 +48,44 @@ std::string Detail(const nlohmann::json& event, const std::string& what) {
   }
 }
 
+// One PutEvents entry (see the CONTRACT in the header).
+nlohmann::json Entry(const EventBridgeOptions& o, std::string_view event_name,
+                     std::string detail) {
+  return {{"Source", o.source},
+          {"DetailType", event_name},
+          {"Detail", std::move(detail)},
+          {"EventBusName", o.bus_name}};
+}
+
+// The prefix of every message about publishing `event_name`.
+std::string What(const EventBridgeOptions& o, std::string_view event_name) {
+  return "PutEvents " + std::string(event_name) + " to " + o.bus_name;
+}
+
+// The entries of a call of `count` that its answer did not confirm, by
+// position, each with its "ErrorCode: ErrorMessage". The answer lists
+// {"FailedEntryCount": n, "Entries": [...]} in the request's order; when n
+// is not 0, an entry without an EventId, or with an ErrorCode, failed.
+std::vector<std::pair<size_t, std::string>> Unconfirmed(
+    const nlohmann::json& answer, size_t count) {
+  std::vector<std::pair<size_t, std::string>> failed;
+  auto n = answer.find("FailedEntryCount");
+  if (n == answer.end() || !n->is_number() || *n == 0) return failed;
+  const nlohmann::json none = nlohmann::json::object();
+  auto listed = answer.find("Entries");
+  for (size_t i = 0; i < count; ++i) {
+    const nlohmann::json& entry =
+        listed != answer.end() && listed->is_array() && i < listed->size() &&
+                (*listed)[i].is_object()
+            ? (*listed)[i]
+            : none;
+    if (!entry.contains("ErrorCode") && entry.contains("EventId")) continue;
+    failed.emplace_back(i, EntryText(entry, "ErrorCode") + ": " +
+                               EntryText(entry, "ErrorMessage"));
+  }
+  return failed;
+}
+
 }  // namespace
 
 struct EventBridgeBus::Impl {
@@ -78,14 +118,10 @@ const EventBridgeOptions& EventBridgeBus::options() const {
 void EventBridgeBus::Publish(std::string_view event_name,
                              const nlohmann::json& event) {
   const EventBridgeOptions& o = impl_->options;
-  const std::string what =
-      "PutEvents " + std::string(event_name) + " to " + o.bus_name;
-  std::string detail = Detail(event, what);
-  const nlohmann::json request = {{"Entries",
-                                   {{{"Source", o.source},
-                                     {"DetailType", event_name},
-                                     {"Detail", std::move(detail)},
-                                     {"EventBusName", o.bus_name}}}}};
+  const std::string what = What(o, event_name);
+  const nlohmann::json request = {
+      {"Entries",
+       nlohmann::json::array({Entry(o, event_name, Detail(event, what))})}};
   nlohmann::json answer;
   {
     std::lock_guard lock(impl_->mutex);
@@ -108,8 +144,7 @@ void EventBridgeBus::Publish(std::string_view event_name,
 void EventBridgeBus::PublishAll(std::string_view event_name,
                                 const std::vector<nlohmann::json>& events) {
   const EventBridgeOptions& o = impl_->options;
-  const std::string what =
-      "PutEvents " + std::string(event_name) + " to " + o.bus_name;
+  const std::string what = What(o, event_name);
   // Every event encoded before the first call: one that cannot be sends
   // nothing.
   std::vector<std::string> details;
@@ -133,10 +168,7 @@ void EventBridgeBus::PublishAll(std::string_view event_name,
       }
       nlohmann::json entries = nlohmann::json::array();
       for (size_t i = begin; i < end; ++i)
-        entries.push_back({{"Source", o.source},
-                           {"DetailType", event_name},
-                           {"Detail", details[pending[i]]},
-                           {"EventBusName", o.bus_name}});
+        entries.push_back(Entry(o, event_name, details[pending[i]]));
       const nlohmann::json request = {{"Entries", std::move(entries)}};
       nlohmann::json answer;
       try {
@@ -154,28 +186,9 @@ void EventBridgeBus::PublishAll(std::string_view event_name,
         begin = end;
         continue;
       }
-      // {"FailedEntryCount": n, "Entries": [...]}: the answer's entries in
-      // the request's order, a failed one with ErrorCode and ErrorMessage.
-      // An entry the answer does not confirm with an EventId is failed.
-      auto count = answer.find("FailedEntryCount");
-      if (count != answer.end() && count->is_number() && *count != 0) {
-        auto listed = answer.find("Entries");
-        for (size_t i = begin; i < end; ++i) {
-          const nlohmann::json* entry = nullptr;
-          if (listed != answer.end() && listed->is_array() &&
-              i - begin < listed->size() && (*listed)[i - begin].is_object())
-            entry = &(*listed)[i - begin];
-          if (entry && !entry->contains("ErrorCode") &&
-              entry->contains("EventId"))
-            continue;
-          failed.push_back(pending[i]);
-          if (last_error.empty()) {
-            const nlohmann::json none = nlohmann::json::object();
-            const nlohmann::json& e = entry ? *entry : none;
-            last_error =
-                EntryText(e, "ErrorCode") + ": " + EntryText(e, "ErrorMessage");
-          }
-        }
+      for (const auto& [i, error] : Unconfirmed(answer, end - begin)) {
+        failed.push_back(pending[begin + i]);
+        if (last_error.empty()) last_error = error;
       }
       begin = end;
     }
