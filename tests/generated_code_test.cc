@@ -118,7 +118,9 @@ TEST(GeneratedCodeTest, BindingCarriesTheGovernanceFacts) {
             (std::vector<std::string>{
                 "States.Timeout", "Lambda.ServiceException",
                 "Lambda.AWSLambdaException", "Lambda.SdkClientException",
-                "Lambda.TooManyRequestsException"}));
+                "Lambda.ClientExecutionTimeoutException",
+                "Lambda.TooManyRequestsException", "Lambda.Unknown",
+                "Sandbox.Timedout", "Runtime.ExitError"}));
 }
 
 TEST(GeneratedCodeTest, KeyBuildersFollowTheSpecTemplates) {

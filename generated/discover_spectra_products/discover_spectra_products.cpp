@@ -532,7 +532,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "providers", "provider", "dataset_count_new", "dataset_count_existing", "quarantined_count"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -618,7 +618,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -661,7 +665,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -741,7 +749,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 3,
@@ -785,7 +797,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -829,7 +845,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 3,
@@ -872,7 +892,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -915,7 +939,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 3,
@@ -963,7 +991,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1006,7 +1038,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1049,7 +1085,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -1099,7 +1139,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1142,7 +1186,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1176,7 +1224,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

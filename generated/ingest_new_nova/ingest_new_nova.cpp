@@ -210,7 +210,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "primary_name", "ingest_status"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -295,7 +295,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -338,7 +342,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -401,7 +409,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -445,7 +457,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -488,7 +504,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -531,7 +551,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -581,7 +605,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -624,7 +652,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -658,7 +690,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

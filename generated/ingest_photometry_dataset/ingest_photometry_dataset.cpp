@@ -355,7 +355,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = false;
   facts.time_bucket_seconds = 0;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "bucket", "key"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "etag", "nova_id", "dataset_id", "lease_status", "ingestion_status", "rows_usable", "rows_bad", "quarantine_reason_code"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -440,7 +440,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -483,7 +487,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -546,7 +554,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -597,7 +609,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -666,7 +682,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -717,7 +737,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -775,7 +799,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -825,7 +853,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -875,7 +907,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -918,7 +954,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -961,7 +1001,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1004,7 +1048,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1038,7 +1086,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

@@ -356,7 +356,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = false;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "candidate_name"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "normalized_candidate_name", "nova_id", "resolved_ra", "resolved_dec", "resolved_epoch", "coordinate_match_min_sep_arcsec", "coordinate_match_outcome"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -441,7 +441,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -484,7 +488,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -547,7 +555,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -597,7 +609,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -665,7 +681,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -716,7 +736,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -837,7 +861,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -888,7 +916,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -945,7 +977,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -988,7 +1024,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1038,7 +1078,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1081,7 +1125,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1124,7 +1172,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1167,7 +1219,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1201,7 +1257,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

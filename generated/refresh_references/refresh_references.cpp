@@ -383,7 +383,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "reference_source", "candidate_count", "upsert_count", "link_count", "quarantined_count", "discovery_date_old", "discovery_date_new"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -470,7 +470,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -513,7 +517,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -575,7 +583,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -642,7 +654,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -661,7 +677,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "ResultPath": "$.error",
                 "Next": "QuarantineItem"
@@ -692,7 +712,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -711,7 +735,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "ResultPath": "$.error",
                 "Next": "QuarantineItem"
@@ -742,7 +770,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -761,7 +793,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "ResultPath": "$.error",
                 "Next": "QuarantineItem"
@@ -792,7 +828,11 @@ R"json({
                   "Lambda.ServiceException",
                   "Lambda.AWSLambdaException",
                   "Lambda.SdkClientException",
-                  "Lambda.TooManyRequestsException"
+                  "Lambda.ClientExecutionTimeoutException",
+                  "Lambda.TooManyRequestsException",
+                  "Lambda.Unknown",
+                  "Sandbox.Timedout",
+                  "Runtime.ExitError"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 3,
@@ -848,7 +888,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -900,7 +944,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -957,7 +1005,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1000,7 +1052,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1043,7 +1099,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1086,7 +1146,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1120,7 +1184,11 @@ R"json({
             "Lambda.ServiceException",
             "Lambda.AWSLambdaException",
             "Lambda.SdkClientException",
-            "Lambda.TooManyRequestsException"
+            "Lambda.ClientExecutionTimeoutException",
+            "Lambda.TooManyRequestsException",
+            "Lambda.Unknown",
+            "Sandbox.Timedout",
+            "Runtime.ExitError"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

@@ -61,7 +61,9 @@ TEST(AslEmitterTest, DefaultRetryIsTheExactSchedule) {
   EXPECT_EQ(asl["States"]["CheckExistingNovaByName"]["Retry"], json::parse(R"([{
       "ErrorEquals": ["RetryableError", "States.Timeout",
         "Lambda.ServiceException", "Lambda.AWSLambdaException",
-        "Lambda.SdkClientException", "Lambda.TooManyRequestsException"],
+        "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException",
+        "Lambda.TooManyRequestsException", "Lambda.Unknown",
+        "Sandbox.Timedout", "Runtime.ExitError"],
       "IntervalSeconds": 2, "MaxAttempts": 3, "BackoffRate": 5,
       "MaxDelaySeconds": 30, "JitterStrategy": "NONE"}])"));
   // MaxAttempts 2 keeps the first two waits: 2s, 10s.

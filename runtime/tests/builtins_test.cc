@@ -185,6 +185,9 @@ TEST(ErrorNamesTest, TaxonomyAlsoRetryAndTheRest) {
   EXPECT_STREQ(names.Classify("QuarantineError"), "QUARANTINE");
   EXPECT_STREQ(names.Classify("States.Timeout"), "RETRYABLE");
   EXPECT_STREQ(names.Classify("Lambda.TooManyRequestsException"), "RETRYABLE");
+  // A function that died (Lambda's timeout, a crash): retried and recorded
+  // like a RETRYABLE failure.
+  EXPECT_STREQ(names.Classify("Runtime.ExitError"), "RETRYABLE");
   EXPECT_STREQ(names.Classify("States.Runtime"), "TERMINAL");
   EXPECT_STREQ(names.Classify("States.TaskFailed"), "TERMINAL");
   EXPECT_EQ(names.NameOf(ErrorClass::kQuarantine), "QuarantineError");

@@ -636,6 +636,64 @@ TEST(ExecutorLimitsTest, GeneratedMapOverThePayloadLimitFailsTheExecution) {
             0);
 }
 
+// A function that dies in one Map item is retried on the Task's schedule
+// like a RETRYABLE error, then caught inside the item, and the other item
+// goes on: Lambda's own timeout (Sandbox.Timedout), an unhandled failure
+// (Lambda.Unknown) and the process's exit (Runtime.ExitError) are names no
+// handler raises, retried with RETRYABLE (specs/shared/governance.yaml,
+// also_retry). Without them in the Retry and Catch, the Map fails and the
+// run with it.
+TEST(GeneratedDefinitionTest, AFunctionThatDiesInOneMapItemLeavesTheOthers) {
+  std::ifstream in(
+      "generated/download_and_validate_spectra/statemachine.asl.json");
+  auto machine = MustLoad(json::parse(in));
+  const char* const kDeaths[] = {"Sandbox.Timedout", "Lambda.Unknown",
+                                 "Runtime.ExitError", "Runtime.ExitError"};
+  std::vector<std::string> top;                     // top-level Tasks
+  std::map<int, std::vector<std::string>> by_item;  // each item's Tasks
+  json recorded_error;
+  auto handler = [&](const TaskInvocation& call) -> TaskOutcome {
+    json doc = call.input.at("Payload").at("state");  // the state's input
+    const std::string& state = call.state_name;
+    if (!doc.contains("map_item_index")) {
+      top.push_back(state);
+      if (state == "AcquireIdempotencyLock")
+        doc["idempotency_status"] = "ACQUIRED";
+      if (state == "QueryEligibleDatasets")
+        doc["datasets"] = json::array({{{"dataset_id", "d0"}},  //
+                                       {{"dataset_id", "d1"}}});
+      return TaskOutcome{doc, 0};
+    }
+    const int item = doc["map_item_index"];
+    by_item[item].push_back(state);
+    if (state == "AcquireDatasetLease") doc["lease_status"] = "ACQUIRED";
+    if (state == "DownloadSpectrum" && item == 0)
+      throw AslError(kDeaths[call.retry_count],
+                     "RequestId: r0 Error: the function died");
+    if (state == "RecordDatasetFailure") recorded_error = doc["error"];
+    return TaskOutcome{doc, 0};
+  };
+  RunResult r = machine->Run(
+      {{"nova_id", "n"}, {"correlation_id", "c"}, {"job_run_id", "j"}},
+      handler);
+  EXPECT_EQ(r.status, "SUCCEEDED") << r.error << ": " << r.cause;
+  EXPECT_EQ(r.waits, (std::vector<double>{10, 60, 180}));
+  EXPECT_EQ(top, (std::vector<std::string>{
+                     "BeginJobRun", "AcquireIdempotencyLock",
+                     "QueryEligibleDatasets", "SummarizeDownloads",
+                     "PublishSpectraValidated", "FinalizeJobRunSuccess"}));
+  EXPECT_EQ(by_item[0], (std::vector<std::string>{
+                            "AcquireDatasetLease", "DownloadSpectrum",
+                            "DownloadSpectrum", "DownloadSpectrum",
+                            "DownloadSpectrum", "RecordDatasetFailure"}));
+  EXPECT_EQ(by_item[1],
+            (std::vector<std::string>{"AcquireDatasetLease", "DownloadSpectrum",
+                                      "ValidateSpectrum"}));
+  EXPECT_EQ(recorded_error,
+            (json{{"Error", "Runtime.ExitError"},
+                  {"Cause", "RequestId: r0 Error: the function died"}}));
+}
+
 }  // namespace
 }  // namespace novacat::runtime::asl
 

@@ -13,7 +13,9 @@ inline ErrorNames SeedErrorNames() {
       "TerminalError",
       "QuarantineError",
       {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException",
-       "Lambda.SdkClientException", "Lambda.TooManyRequestsException"}};
+       "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException",
+       "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout",
+       "Runtime.ExitError"}};
 }
 
 }  // namespace novacat::runtime
