@@ -82,12 +82,50 @@ Json Allow(Json actions, Json resources) {
                     std::move(resources));
 }
 
-// A role that may start only `state_machine` (rules and schedules).
+// Where an event or a schedule's invocation that cannot be delivered
+// goes. EventBridge and EventBridge Scheduler retry a failed target (the
+// StartExecution or Invoke throttled, a missing state machine or function,
+// a role that may not) for 24 hours and up to 185 times, their defaults,
+// written out here, and then drop it unless the target has a dead-letter
+// queue: every target of the stack has this one, which keeps a message 14
+// days (SQS's longest) and is watched by an alarm, so that no event is
+// lost without a record. A rule delivers to it as events.amazonaws.com
+// (the queue's policy names each rule); a schedule with its execution role.
+constexpr const char* kUndelivered = "NovaCatUndeliveredEvents";
+constexpr int kTargetRetries = 185;
+constexpr int kTargetEventAgeSeconds = 86400;
+constexpr int kUndeliveredRetentionSeconds = 1209600;
+
+// Lambda's asynchronous invocation (a per-nova schedule's): its retries and
+// the age past which it gives up, its defaults.
+constexpr int kAsyncRetries = 2;
+constexpr int kAsyncEventAgeSeconds = 21600;
+
+// `target` (a rule's or a schedule's) with the retry policy and the
+// dead-letter queue.
+Json Delivered(Json target) {
+  target["RetryPolicy"] =
+      JsonObject("MaximumRetryAttempts", kTargetRetries,
+                 "MaximumEventAgeInSeconds", kTargetEventAgeSeconds);
+  target["DeadLetterConfig"] = JsonObject("Arn", GetAtt(kUndelivered, "Arn"));
+  return target;
+}
+
+// What a schedule's execution role needs to put an invocation it gave up on
+// into the dead-letter queue.
+Json SendToUndelivered() {
+  return Allow("sqs:SendMessage", GetAtt(kUndelivered, "Arn"));
+}
+
+// A role that may start only `state_machine` (rules and schedules), and
+// `also`.
 Json StartExecutionRole(const std::string& service,
-                        const std::string& state_machine) {
-  return Role(
-      service, "StartExecution",
-      Json::array({Allow("states:StartExecution", Ref(state_machine))}));
+                        const std::string& state_machine,
+                        Json also = Json::array()) {
+  Json statements =
+      Json::array({Allow("states:StartExecution", Ref(state_machine))});
+  for (auto& statement : also) statements.push_back(std::move(statement));
+  return Role(service, "StartExecution", std::move(statements));
 }
 
 // The generated ASL (`asl`, EmitAsl's text) as an Fn::Sub text: every
@@ -117,6 +155,15 @@ std::string AslForFnSub(const std::string& asl,
   }
   out.append(asl, copied);
   return out;
+}
+
+// Whether a `for_each: nova` schedule invokes the workflow's function.
+bool HasPerNovaSchedule(const WorkflowSpec& spec) {
+  return std::any_of(spec.triggers.begin(), spec.triggers.end(),
+                     [](const auto& t) {
+                       return t.kind == "scheduled" && t.schedule &&
+                              t.schedule->for_each == "nova";
+                     });
 }
 
 // The largest timeout of a Task in `graph` (Map item states included).
@@ -218,6 +265,10 @@ class WorkflowPartBuilder {
       statements.push_back(
           Allow(actions, Sub(std::string("${") + kBucket + ".Arn}/*")));
     }
+    // A per-nova schedule invokes the function asynchronously; the sweep
+    // Lambda gave up on goes to the dead-letter queue (Schedules), sent
+    // with the function's role.
+    if (HasPerNovaSchedule(spec)) statements.push_back(SendToUndelivered());
     part_.resources[function + "Role"] = Role(
         "lambda.amazonaws.com",
         spec.object_store.empty() ? "TableAndEvents" : "TableEventsAndObjects",
@@ -315,13 +366,13 @@ class WorkflowPartBuilder {
           p + "Schedule" + (++n == 1 ? std::string() : std::to_string(n));
       const bool each_nova = schedule.for_each == "nova";
       per_nova = per_nova || each_nova;
-      Json target = {
-          {"Arn", each_nova ? GetAtt(function, "Arn") : Ref(machine)},
-          {"RoleArn", GetAtt(id + "Role", "Arn")},
-          {"Input",
-           each_nova
-               ? Json{{"for_each", "nova"}, {"input", schedule.input}}.dump()
-               : schedule.input.dump()}};
+      Json target = Delivered(
+          {{"Arn", each_nova ? GetAtt(function, "Arn") : Ref(machine)},
+           {"RoleArn", GetAtt(id + "Role", "Arn")},
+           {"Input",
+            each_nova
+                ? Json{{"for_each", "nova"}, {"input", schedule.input}}.dump()
+                : schedule.input.dump()}});
       part_.resources[id] = {
           {"Type", "AWS::Scheduler::Schedule"},
           {"Properties",
@@ -334,10 +385,24 @@ class WorkflowPartBuilder {
       part_.resources[id + "Role"] =
           each_nova ? Role("scheduler.amazonaws.com", "InvokeFunction",
                            Json::array({Allow("lambda:InvokeFunction",
-                                              GetAtt(function, "Arn"))}))
-                    : StartExecutionRole("scheduler.amazonaws.com", machine);
+                                              GetAtt(function, "Arn")),
+                                        SendToUndelivered()}))
+                    : StartExecutionRole("scheduler.amazonaws.com", machine,
+                                         Json::array({SendToUndelivered()}));
     }
     if (!per_nova) return;
+    // The schedule's invocation is asynchronous: Lambda retries a failed
+    // sweep twice within 6 hours (its defaults, written out), then sends
+    // the invocation to the dead-letter queue (the function's role may).
+    part_.resources[function + "InvokeConfig"] = {
+        {"Type", "AWS::Lambda::EventInvokeConfig"},
+        {"Properties",
+         {{"FunctionName", Ref(function)},
+          {"Qualifier", "$LATEST"},
+          {"MaximumRetryAttempts", kAsyncRetries},
+          {"MaximumEventAgeInSeconds", kAsyncEventAgeSeconds},
+          {"DestinationConfig",
+           {{"OnFailure", {{"Destination", GetAtt(kUndelivered, "Arn")}}}}}}}};
     const std::string route = p + "ScheduleRoute";
     part_.resources[route] = {
         {"Type", "AWS::Events::Rule"},
@@ -351,10 +416,10 @@ class WorkflowPartBuilder {
            {{"source", {w}}, {"detail-type", {spec.input_event}}}},
           {"State", "ENABLED"},
           {"Targets",
-           {{{"Id", w.substr(0, 64)},
-             {"Arn", Ref(machine)},
-             {"RoleArn", GetAtt(route + "Role", "Arn")},
-             {"InputPath", "$.detail"}}}}}}};
+           Json::array({Delivered({{"Id", w.substr(0, 64)},
+                                   {"Arn", Ref(machine)},
+                                   {"RoleArn", GetAtt(route + "Role", "Arn")},
+                                   {"InputPath", "$.detail"}})})}}}};
     part_.resources[route + "Role"] =
         StartExecutionRole("events.amazonaws.com", machine);
   }
@@ -402,13 +467,13 @@ class WorkflowPartBuilder {
                 {"object",
                  {{"key", {{{"prefix", t.object_created->prefix}}}}}}}}}},
             {"State", "ENABLED"},
-            {"Targets",
-             {{{"Id", spec.workflow.substr(0, 64)},
-               {"Arn", Ref(machine)},
-               {"RoleArn", GetAtt(id + "Role", "Arn")},
-               {"InputTransformer",
-                {{"InputPathsMap", paths},
-                 {"InputTemplate", input_template}}}}}}}}};
+            {"Targets", Json::array({Delivered(
+                            {{"Id", spec.workflow.substr(0, 64)},
+                             {"Arn", Ref(machine)},
+                             {"RoleArn", GetAtt(id + "Role", "Arn")},
+                             {"InputTransformer",
+                              {{"InputPathsMap", paths},
+                               {"InputTemplate", input_template}}}})})}}}};
       part_.resources[id + "Role"] =
           StartExecutionRole("events.amazonaws.com", machine);
     }
@@ -467,6 +532,7 @@ class StackBuilder {
       Merge(outputs_, std::move(part.outputs));
     }
     Routes();
+    UndeliveredEvents();
     root["Resources"] = std::move(resources_);
     outputs_["NovaCatTableName"] = {
         {"Description", "The NovaCat table's name."},
@@ -591,17 +657,73 @@ class StackBuilder {
                 {"EventPattern",
                  {{"source", {a->workflow}}, {"detail-type", {event}}}},
                 {"State", "ENABLED"},
-                {"Targets",
-                 {{{"Id", c->workflow.substr(0, 64)},
-                   {"Arn", Ref(machine)},
-                   {"RoleArn", GetAtt(id + "Role", "Arn")},
-                   {"InputPath", "$.detail"}}}}}}};
+                {"Targets", Json::array({Delivered(
+                                {{"Id", c->workflow.substr(0, 64)},
+                                 {"Arn", Ref(machine)},
+                                 {"RoleArn", GetAtt(id + "Role", "Arn")},
+                                 {"InputPath", "$.detail"}})})}}}};
           routes[id + "Role"] =
               StartExecutionRole("events.amazonaws.com", machine);
         }
       }
     }
     Merge(resources_, std::move(routes));
+  }
+
+  // The dead-letter queue (kUndelivered) of every rule and schedule, its
+  // policy (each rule of the stack may send to it) and its alarm, when the
+  // stack has a rule or a schedule.
+  void UndeliveredEvents() {
+    Json rules = Json::array();
+    bool schedules = false;
+    for (const auto& [id, resource] : resources_.items()) {
+      if (resource["Type"] == "AWS::Events::Rule")
+        rules.push_back(GetAtt(id, "Arn"));
+      schedules = schedules || resource["Type"] == "AWS::Scheduler::Schedule";
+    }
+    if (rules.empty() && !schedules) return;
+    const std::string queue = kUndelivered;
+    resources_[queue] = {
+        {"Type", "AWS::SQS::Queue"},
+        {"Properties",
+         {{"MessageRetentionPeriod", kUndeliveredRetentionSeconds},
+          {"SqsManagedSseEnabled", true}}}};
+    if (!rules.empty()) {
+      resources_[queue + "Policy"] = {
+          {"Type", "AWS::SQS::QueuePolicy"},
+          {"Properties",
+           {{"Queues", {Ref(queue)}},
+            {"PolicyDocument",
+             {{"Version", "2012-10-17"},
+              {"Statement",
+               {{{"Effect", "Allow"},
+                 {"Principal", {{"Service", "events.amazonaws.com"}}},
+                 {"Action", "sqs:SendMessage"},
+                 {"Resource", GetAtt(queue, "Arn")},
+                 {"Condition",
+                  {{"ArnEquals", {{"aws:SourceArn", rules}}}}}}}}}}}}};
+    }
+    resources_[queue + "Alarm"] = {
+        {"Type", "AWS::CloudWatch::Alarm"},
+        {"Properties",
+         {{"AlarmDescription",
+           "An event or a scheduled invocation could not be delivered; it "
+           "is kept in the NovaCatUndeliveredEvents queue."},
+          {"Namespace", "AWS/SQS"},
+          {"MetricName", "ApproximateNumberOfMessagesVisible"},
+          {"Dimensions",
+           {{{"Name", "QueueName"}, {"Value", GetAtt(queue, "QueueName")}}}},
+          {"Statistic", "Maximum"},
+          {"Period", 300},
+          {"EvaluationPeriods", 1},
+          {"Threshold", 1},
+          {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
+          {"TreatMissingData", "notBreaching"}}}};
+    outputs_[queue + "Url"] = {
+        {"Description",
+         "The queue of the events and scheduled invocations that could not "
+         "be delivered."},
+        {"Value", Ref(queue)}};
   }
 
   std::vector<const WorkflowSpec*> specs_;  // in name order

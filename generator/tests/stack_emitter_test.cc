@@ -124,6 +124,7 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
            std::vector<std::pair<std::string, std::string>>{
                {"Schedule", "AWS::Scheduler::Schedule"},
                {"ScheduleRole", "AWS::IAM::Role"},
+               {"FunctionInvokeConfig", "AWS::Lambda::EventInvokeConfig"},
                {"ScheduleRoute", "AWS::Events::Rule"},
                {"ScheduleRouteRole", "AWS::IAM::Role"}}) {
         expected_ids.push_back(s + suffix);
@@ -138,6 +139,14 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
     expected_types.push_back("AWS::Events::Rule");
     expected_ids.push_back(std::string(route) + "Role");
     expected_types.push_back("AWS::IAM::Role");
+  }
+  for (const auto& [id, type] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"NovaCatUndeliveredEvents", "AWS::SQS::Queue"},
+           {"NovaCatUndeliveredEventsPolicy", "AWS::SQS::QueuePolicy"},
+           {"NovaCatUndeliveredEventsAlarm", "AWS::CloudWatch::Alarm"}}) {
+    expected_ids.push_back(id);
+    expected_types.push_back(type);
   }
   EXPECT_EQ(ids, expected_ids);
   EXPECT_EQ(types, expected_types);
@@ -163,8 +172,8 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
           "DiscoverSpectraProductsFunctionArn", "IngestNewNovaStateMachineArn",
           "IngestNewNovaFunctionArn", "InitializeNovaStateMachineArn",
           "InitializeNovaFunctionArn", "RefreshReferencesStateMachineArn",
-          "RefreshReferencesFunctionArn", "NovaCatTableName",
-          "NovaCatEventBusName"}));
+          "RefreshReferencesFunctionArn", "NovaCatUndeliveredEventsUrl",
+          "NovaCatTableName", "NovaCatEventBusName"}));
   EXPECT_EQ(EmitStack(specs), EmitStack(specs)) << "not deterministic";
 }
 
@@ -316,13 +325,83 @@ TEST(StackEmitterTest, RouteFromInitializeNovaToIngestNewNova) {
       "Targets": [{"Id": "ingest_new_nova",
                    "Arn": {"Ref": "IngestNewNovaStateMachine"},
                    "RoleArn": {"Fn::GetAtt": ["RouteInitializeNovaIngestNewNovaRole", "Arn"]},
-                   "InputPath": "$.detail"}]}})"));
+                   "InputPath": "$.detail",
+                   "RetryPolicy": {"MaximumRetryAttempts": 185,
+                                   "MaximumEventAgeInSeconds": 86400},
+                   "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}}]}})"));
   const Json& role = r["RouteInitializeNovaIngestNewNovaRole"]["Properties"];
   EXPECT_EQ(role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"],
             Json::parse(R"({"Service": "events.amazonaws.com"})"));
   EXPECT_EQ(role["Policies"][0]["PolicyDocument"]["Statement"], Json::parse(R"([
     {"Effect": "Allow", "Action": "states:StartExecution",
      "Resource": {"Ref": "IngestNewNovaStateMachine"}}])"));
+}
+
+// Every rule and schedule of the stack retries for 24 hours and then puts
+// what it could not deliver into one queue, kept 14 days and watched by an
+// alarm; the queue's policy lets exactly the stack's rules send to it (a
+// schedule sends with its role, PerNovaSchedule and Schedule).
+TEST(StackEmitterTest, UndeliveredEventsGoToOneQueue) {
+  Json stack = Stack(Load(kSeeds));
+  const Json& r = stack["Resources"];
+  EXPECT_EQ(r["NovaCatUndeliveredEvents"], Json::parse(R"({
+    "Type": "AWS::SQS::Queue",
+    "Properties": {"MessageRetentionPeriod": 1209600,
+                   "SqsManagedSseEnabled": true}})"));
+  EXPECT_EQ(r["NovaCatUndeliveredEventsPolicy"], Json::parse(R"({
+    "Type": "AWS::SQS::QueuePolicy",
+    "Properties": {
+      "Queues": [{"Ref": "NovaCatUndeliveredEvents"}],
+      "PolicyDocument": {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow",
+        "Principal": {"Service": "events.amazonaws.com"},
+        "Action": "sqs:SendMessage",
+        "Resource": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]},
+        "Condition": {"ArnEquals": {"aws:SourceArn": [
+          {"Fn::GetAtt": ["DiscoverSpectraProductsScheduleRoute", "Arn"]},
+          {"Fn::GetAtt": ["RefreshReferencesScheduleRoute", "Arn"]},
+          {"Fn::GetAtt": ["RouteIngestNewNovaRefreshReferences", "Arn"]},
+          {"Fn::GetAtt": ["RouteIngestNewNovaDiscoverSpectraProducts", "Arn"]},
+          {"Fn::GetAtt": ["RouteInitializeNovaIngestNewNova", "Arn"]}]}}}]}}})"));
+  EXPECT_EQ(r["NovaCatUndeliveredEventsAlarm"], Json::parse(R"({
+    "Type": "AWS::CloudWatch::Alarm",
+    "Properties": {
+      "AlarmDescription": "An event or a scheduled invocation could not be delivered; it is kept in the NovaCatUndeliveredEvents queue.",
+      "Namespace": "AWS/SQS",
+      "MetricName": "ApproximateNumberOfMessagesVisible",
+      "Dimensions": [{"Name": "QueueName",
+                      "Value": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "QueueName"]}}],
+      "Statistic": "Maximum", "Period": 300, "EvaluationPeriods": 1,
+      "Threshold": 1, "ComparisonOperator": "GreaterThanOrEqualToThreshold",
+      "TreatMissingData": "notBreaching"}})"));
+  EXPECT_EQ(stack["Outputs"]["NovaCatUndeliveredEventsUrl"]["Value"],
+            Json::parse(R"({"Ref": "NovaCatUndeliveredEvents"})"));
+  // Every target of every rule and schedule has both.
+  const Json delivered = Json::parse(R"({
+    "RetryPolicy": {"MaximumRetryAttempts": 185, "MaximumEventAgeInSeconds": 86400},
+    "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}})");
+  int targets = 0;
+  for (const auto& [id, resource] : r.items()) {
+    std::vector<Json> of;
+    if (resource["Type"] == "AWS::Events::Rule")
+      for (const auto& t : resource["Properties"]["Targets"]) of.push_back(t);
+    if (resource["Type"] == "AWS::Scheduler::Schedule")
+      of.push_back(resource["Properties"]["Target"]);
+    for (const auto& t : of) {
+      ++targets;
+      EXPECT_EQ(t["RetryPolicy"], delivered["RetryPolicy"]) << id;
+      EXPECT_EQ(t["DeadLetterConfig"], delivered["DeadLetterConfig"]) << id;
+    }
+  }
+  EXPECT_EQ(targets, 7);  // 5 rules, 2 schedules
+}
+
+// A stack with no rule and no schedule has no dead-letter queue.
+TEST(StackEmitterTest, NoQueueWithoutARuleOrASchedule) {
+  Json r = Stack(Load({"specs/initialize_nova.yaml"}))["Resources"];
+  EXPECT_FALSE(r.contains("NovaCatUndeliveredEvents"));
+  EXPECT_FALSE(r.contains("NovaCatUndeliveredEventsPolicy"));
+  EXPECT_FALSE(r.contains("NovaCatUndeliveredEventsAlarm"));
 }
 
 TEST(StackEmitterTest, DefinitionIsTheGeneratedAsl) {
@@ -389,7 +468,10 @@ TEST(StackEmitterTest, Schedule) {
       "FlexibleTimeWindow": {"Mode": "OFF"},
       "Target": {"Arn": {"Ref": "RefreshReferencesStateMachine"},
                  "RoleArn": {"Fn::GetAtt": ["RefreshReferencesScheduleRole", "Arn"]},
-                 "Input": "{\"nova_id\":\"4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b\"}"}}})J"));
+                 "Input": "{\"nova_id\":\"4f9d3c1e-0b7a-4c55-9a57-2f0e7f6c1a2b\"}",
+                 "RetryPolicy": {"MaximumRetryAttempts": 185,
+                                 "MaximumEventAgeInSeconds": 86400},
+                 "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}}}})J"));
   EXPECT_EQ(r["RefreshReferencesSchedule2"]["Properties"]["ScheduleExpression"],
             "rate(1 day)");
   for (const char* id :
@@ -400,7 +482,9 @@ TEST(StackEmitterTest, Schedule) {
     EXPECT_EQ(role["Policies"][0]["PolicyDocument"]["Statement"],
               Json::parse(R"([
       {"Effect": "Allow", "Action": "states:StartExecution",
-       "Resource": {"Ref": "RefreshReferencesStateMachine"}}])"));
+       "Resource": {"Ref": "RefreshReferencesStateMachine"}},
+      {"Effect": "Allow", "Action": "sqs:SendMessage",
+       "Resource": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}])"));
   }
   // Fixed inputs start the state machine: no per-nova route.
   EXPECT_FALSE(r.contains("RefreshReferencesScheduleRoute"));
@@ -419,13 +503,35 @@ TEST(StackEmitterTest, PerNovaSchedule) {
       "FlexibleTimeWindow": {"Mode": "OFF"},
       "Target": {"Arn": {"Fn::GetAtt": ["RefreshReferencesFunction", "Arn"]},
                  "RoleArn": {"Fn::GetAtt": ["RefreshReferencesScheduleRole", "Arn"]},
-                 "Input": "{\"for_each\":\"nova\",\"input\":{}}"}}})J"));
+                 "Input": "{\"for_each\":\"nova\",\"input\":{}}",
+                 "RetryPolicy": {"MaximumRetryAttempts": 185,
+                                 "MaximumEventAgeInSeconds": 86400},
+                 "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}}}})J"));
   const Json& role = r["RefreshReferencesScheduleRole"]["Properties"];
   EXPECT_EQ(role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"],
             Json::parse(R"({"Service": "scheduler.amazonaws.com"})"));
   EXPECT_EQ(role["Policies"][0]["PolicyDocument"]["Statement"], Json::parse(R"([
       {"Effect": "Allow", "Action": "lambda:InvokeFunction",
-       "Resource": {"Fn::GetAtt": ["RefreshReferencesFunction", "Arn"]}}])"));
+       "Resource": {"Fn::GetAtt": ["RefreshReferencesFunction", "Arn"]}},
+      {"Effect": "Allow", "Action": "sqs:SendMessage",
+       "Resource": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}])"));
+  // The schedule invokes the function asynchronously: a sweep Lambda gave
+  // up on (two retries, six hours) goes to the dead-letter queue, sent with
+  // the function's role.
+  EXPECT_EQ(r["RefreshReferencesFunctionInvokeConfig"], Json::parse(R"({
+    "Type": "AWS::Lambda::EventInvokeConfig",
+    "Properties": {
+      "FunctionName": {"Ref": "RefreshReferencesFunction"},
+      "Qualifier": "$LATEST",
+      "MaximumRetryAttempts": 2,
+      "MaximumEventAgeInSeconds": 21600,
+      "DestinationConfig": {"OnFailure": {"Destination":
+        {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}}}})"));
+  EXPECT_EQ(r["RefreshReferencesFunctionRole"]["Properties"]["Policies"][0]
+             ["PolicyDocument"]["Statement"]
+                 .back(),
+            Json::parse(R"({"Effect": "Allow", "Action": "sqs:SendMessage",
+       "Resource": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}})"));
   EXPECT_EQ(r["RefreshReferencesScheduleRoute"], Json::parse(R"J({
     "Type": "AWS::Events::Rule",
     "Properties": {
@@ -437,7 +543,10 @@ TEST(StackEmitterTest, PerNovaSchedule) {
       "Targets": [{"Id": "refresh_references",
                    "Arn": {"Ref": "RefreshReferencesStateMachine"},
                    "RoleArn": {"Fn::GetAtt": ["RefreshReferencesScheduleRouteRole", "Arn"]},
-                   "InputPath": "$.detail"}]}})J"));
+                   "InputPath": "$.detail",
+                   "RetryPolicy": {"MaximumRetryAttempts": 185,
+                                   "MaximumEventAgeInSeconds": 86400},
+                   "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}}]}})J"));
   EXPECT_EQ(r["RefreshReferencesScheduleRouteRole"]["Properties"]["Policies"][0]
              ["PolicyDocument"]["Statement"],
             Json::parse(R"([
@@ -478,7 +587,9 @@ TEST(StackEmitterTest, ObjectStoreBucketAndPermissions) {
   const Json& policy =
       r["DownloadAndValidateSpectraFunctionRole"]["Properties"]["Policies"][0];
   EXPECT_EQ(policy["PolicyName"], "TableEventsAndObjects");
-  EXPECT_EQ(policy["PolicyDocument"]["Statement"].back(), Json::parse(R"({
+  // The objects' statement, then the per-nova schedule's dead-letter queue.
+  EXPECT_EQ(policy["PolicyDocument"]["Statement"].size(), 4u);
+  EXPECT_EQ(policy["PolicyDocument"]["Statement"][2], Json::parse(R"({
     "Effect": "Allow", "Action": ["s3:GetObject", "s3:PutObject"],
     "Resource": {"Fn::Sub": "${NovaCatCatalogBucket.Arn}/*"}})"));
   EXPECT_FALSE(
@@ -519,7 +630,10 @@ TEST(StackEmitterTest, ObjectCreatedRuleStartsTheStateMachine) {
             "key": "$.detail.object.key",
             "etag": "$.detail.object.etag",
             "size": "$.detail.object.size"},
-          "InputTemplate": "{\"bucket\": <bucket>, \"key\": <key>, \"etag\": <etag>, \"byte_length\": <size>}"}}]}})J"));
+          "InputTemplate": "{\"bucket\": <bucket>, \"key\": <key>, \"etag\": <etag>, \"byte_length\": <size>}"},
+        "RetryPolicy": {"MaximumRetryAttempts": 185,
+                        "MaximumEventAgeInSeconds": 86400},
+        "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}}]}})J"));
   EXPECT_EQ(r["IngestPhotometryDatasetObjectCreatedRole"]["Properties"]
              ["Policies"][0]["PolicyDocument"]["Statement"],
             Json::parse(R"([

@@ -44,6 +44,13 @@ from what was deployed.
 What moto 5.2 cannot prove (each said where it matters below):
 - AWS::CloudWatch::Alarm: moto's CloudFormation does not create it ("No
   Moto CloudFormation support"); the alarms are not checked.
+- AWS::SQS::QueuePolicy and AWS::Lambda::EventInvokeConfig: not created
+  either; the dead-letter queue's policy (each rule of the stack may send
+  to it) and a per-nova function's asynchronous invocation (failures to
+  the queue) are checked by the emitter's test and cfn-lint. The queue, every target's DeadLetterConfig
+  and RetryPolicy and the schedule roles' sqs:SendMessage are checked
+  here; that EventBridge puts an event it failed to deliver into the
+  queue is not (moto never fails a delivery).
 - Point-in-time recovery: moto's CloudFormation ignores
   PointInTimeRecoverySpecification (describe_continuous_backups says
   DISABLED); not checked.
@@ -129,6 +136,19 @@ LOG_DELIVERY_ACTIONS = ["logs:CreateLogDelivery", "logs:GetLogDelivery",
 
 
 # ----------------------------------------------------------------- specs
+
+# Every rule's and schedule's dead-letter queue, and the retry policy the
+# template writes out (EventBridge's defaults).
+UNDELIVERED = "NovaCatUndeliveredEvents"
+TARGET_RETRY_POLICY = {"MaximumRetryAttempts": 185, "MaximumEventAgeInSeconds": 86400}
+
+
+def delivery(d):
+    """What every rule target holds besides its own fields: the retry
+    policy and the dead-letter queue."""
+    return {"RetryPolicy": TARGET_RETRY_POLICY,
+            "DeadLetterConfig": {"Arn": d.arn(UNDELIVERED)}}
+
 
 def pascal(workflow):
     return "".join(part[:1].upper() + part[1:] for part in workflow.split("_"))
@@ -478,7 +498,19 @@ class Deployment:
         if kind == "AWS::DynamoDB::Table":
             return self.client("dynamodb").describe_table(
                 TableName=physical)["Table"]["TableArn"]
+        if kind == "AWS::SQS::Queue":
+            return self.queue_attributes(logical)["QueueArn"]
         raise KeyError(kind)
+
+    def queue_attributes(self, logical):
+        """Every attribute of a queue the stack created (its physical id is
+        the queue's URL or, on some versions of moto, its name)."""
+        sqs = self.client("sqs")
+        url = self.physical[logical]
+        if not url.startswith("http"):
+            url = sqs.get_queue_url(QueueName=url)["QueueUrl"]
+        return sqs.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["All"])["Attributes"]
 
     def bus_arn(self):
         return self.client("events").describe_event_bus(Name=self.bus)["Arn"]
@@ -749,7 +781,7 @@ def rule_problems(d, specs):
                              f"{rule.get('State')} with pattern {pattern}, expected "
                              f"ENABLED with {want_pattern}"))
         targets = events.list_targets_by_rule(Rule=name, EventBusName=d.bus)["Targets"]
-        want_targets = [{"Id": c, "Arn": d.arn(pascal(c) + "StateMachine"),
+        want_targets = [{**delivery(d), "Id": c, "Arn": d.arn(pascal(c) + "StateMachine"),
                          "RoleArn": d.arn(logical + "Role"), "InputPath": "$.detail"}]
         if targets != want_targets:
             problems.append((logical, "targets",
@@ -790,7 +822,7 @@ def object_created_problems(d, specs):
                              f"ENABLED with {want_pattern}"))
         transformer = object_created_input(specs[w])
         targets = events.list_targets_by_rule(Rule=name, EventBusName="default")["Targets"]
-        want_targets = [{"Id": w, "Arn": d.arn(pascal(w) + "StateMachine"),
+        want_targets = [{**delivery(d), "Id": w, "Arn": d.arn(pascal(w) + "StateMachine"),
                          "RoleArn": d.arn(logical + "Role"),
                          "InputTransformer": transformer}]
         if targets != want_targets:
@@ -897,6 +929,18 @@ def bucket_problems(d, specs):
     return problems
 
 
+def undelivered_queue_problems(d):
+    """The dead-letter queue of every rule and schedule: it keeps a message
+    14 days (SQS's longest) and is encrypted."""
+    attributes = d.queue_attributes(UNDELIVERED)
+    got = {k: attributes.get(k) for k in ("MessageRetentionPeriod",
+                                         "SqsManagedSseEnabled")}
+    want = {"MessageRetentionPeriod": "1209600", "SqsManagedSseEnabled": "true"}
+    if got != want:
+        return [(UNDELIVERED, "attributes", f"{got}, expected {want}")]
+    return []
+
+
 def iam_problems(d, specs):
     problems = []
     iam = d.client("iam")
@@ -912,7 +956,12 @@ def iam_problems(d, specs):
             {"Effect": "Allow", "Action": FUNCTION_TABLE_ACTIONS,
              "Resource": [table_arn] + [f"{table_arn}/index/{i}" for i in TABLE_GSIS]},
             {"Effect": "Allow", "Action": "events:PutEvents", "Resource": bus_arn}] +
-            object_statements(d, specs[w].get("object_store")) + [
+            object_statements(d, specs[w].get("object_store")) + (
+            # A per-nova schedule's sweep Lambda gave up on goes to the
+            # dead-letter queue, sent with the function's role.
+            [{"Effect": "Allow", "Action": "sqs:SendMessage",
+              "Resource": d.arn(UNDELIVERED)}]
+            if w in per_nova_workflows(specs) else []) + [
             {"Effect": "Allow",
              "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
              "Resource": (f"arn:aws:logs:{REGION}:{account}:log-group:"
@@ -934,7 +983,9 @@ def iam_problems(d, specs):
     for w in per_nova_workflows(specs):
         want[pascal(w) + "ScheduleRole"] = ("scheduler.amazonaws.com", [
             {"Effect": "Allow", "Action": "lambda:InvokeFunction",
-             "Resource": d.arn(pascal(w) + "Function")}])
+             "Resource": d.arn(pascal(w) + "Function")},
+            {"Effect": "Allow", "Action": "sqs:SendMessage",
+             "Resource": d.arn(UNDELIVERED)}])
     roles = sorted(k for k, t in d.resource_types().items()
                    if t == "AWS::IAM::Role" and k in d.physical)
     if roles != sorted(want):
@@ -984,7 +1035,8 @@ def all_problems(d, specs):
             "state machines": state_machine_problems(d, specs),
             "rules": rule_problems(d, specs),
             "object rules": object_created_problems(d, specs),
-            "iam": iam_problems(d, specs)}
+            "iam": iam_problems(d, specs),
+            "undelivered": undelivered_queue_problems(d)}
 
 
 # ------------------------------------------------------------------- tests
@@ -1050,8 +1102,13 @@ class StackDeployTest(unittest.TestCase):
             types = {k: v["Type"] for k, v in json.load(t)["Resources"].items()}
         # moto's CloudFormation creates no AWS::CloudWatch::Alarm and no
         # AWS::Scheduler::Schedule (cfn-lint checks their properties).
+        # Nor AWS::SQS::QueuePolicy and AWS::Lambda::EventInvokeConfig
+        # (cfn-lint and the emitter's test check the dead-letter queue's
+        # policy and the per-nova functions' asynchronous invocation).
         want = sorted(k for k, v in types.items()
-                      if v not in ("AWS::CloudWatch::Alarm", "AWS::Scheduler::Schedule"))
+                      if v not in ("AWS::CloudWatch::Alarm", "AWS::Scheduler::Schedule",
+                                   "AWS::SQS::QueuePolicy",
+                                   "AWS::Lambda::EventInvokeConfig"))
         self.assertEqual(sorted(self.d.physical), want)
 
     def test_table(self):
@@ -1065,6 +1122,9 @@ class StackDeployTest(unittest.TestCase):
 
     def test_rules(self):
         self.check(rule_problems(self.d, self.specs))
+
+    def test_undelivered_queue(self):
+        self.check(undelivered_queue_problems(self.d))
 
     def test_iam(self):
         self.check(iam_problems(self.d, self.specs))
@@ -1249,6 +1309,10 @@ def mutate(template):
     del r["RouteIngestNewNovaRefreshReferences"]["Properties"]["Targets"][0]["InputPath"]
     r["RefreshReferencesScheduleRoute"]["Properties"]["EventPattern"][
         "source"] = ["ingest_new_nova"]
+    del r["RouteDiscoverSpectraProductsDownloadAndValidateSpectra"]["Properties"][
+        "Targets"][0]["DeadLetterConfig"]
+    # the dead-letter queue: kept 4 days (SQS's default).
+    r[UNDELIVERED]["Properties"]["MessageRetentionPeriod"] = 345600
     # object rules: the key prefix (so a raw/ object would start it).
     r["IngestPhotometryDatasetObjectCreated"]["Properties"]["EventPattern"][
         "detail"]["object"]["key"] = [{"prefix": "raw/"}]
@@ -1278,13 +1342,15 @@ def mutate(template):
                   ("RouteIngestNewNovaDiscoverSpectraProducts", "matching"),
                   ("RouteIngestNewNovaRefreshReferences", "targets"),
                   ("RefreshReferencesScheduleRoute", "pattern"),
-                  ("RefreshReferencesScheduleRoute", "matching")},
+                  ("RefreshReferencesScheduleRoute", "matching"),
+                  ("RouteDiscoverSpectraProductsDownloadAndValidateSpectra", "targets")},
         "object rules": {("IngestPhotometryDatasetObjectCreated", "pattern"),
                          ("IngestPhotometryDatasetObjectCreated", "transform")},
         "iam": {("IngestNewNovaFunctionRole", "statements"),
                 ("InitializeNovaStateMachineRole", "statements"),
                 ("RouteIngestNewNovaRefreshReferencesRole", "statements"),
                 ("DiscoverSpectraProductsScheduleRole", "statements")},
+        "undelivered": {(UNDELIVERED, "attributes")},
     }
     return t, want
 
