@@ -114,13 +114,14 @@ TEST(GeneratedCodeTest, BindingCarriesTheGovernanceFacts) {
   EXPECT_EQ(facts.errors.retryable, "RetryableError");
   EXPECT_EQ(facts.errors.terminal, "TerminalError");
   EXPECT_EQ(facts.errors.quarantine, "QuarantineError");
-  EXPECT_EQ(facts.errors.also_retry,
-            (std::vector<std::string>{
-                "States.Timeout", "Lambda.ServiceException",
-                "Lambda.AWSLambdaException", "Lambda.SdkClientException",
-                "Lambda.ClientExecutionTimeoutException",
-                "Lambda.TooManyRequestsException", "Lambda.Unknown",
-                "Sandbox.Timedout", "Runtime.ExitError"}));
+  EXPECT_EQ(
+      facts.errors.also_retry,
+      (std::vector<std::string>{
+          "States.Timeout", "Lambda.ServiceException",
+          "Lambda.AWSLambdaException", "Lambda.SdkClientException",
+          "Lambda.ClientExecutionTimeoutException",
+          "Lambda.TooManyRequestsException", "Lambda.Unknown",
+          "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"}));
 }
 
 TEST(GeneratedCodeTest, KeyBuildersFollowTheSpecTemplates) {

@@ -532,7 +532,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "providers", "provider", "dataset_count_new", "dataset_count_existing", "quarantined_count"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -622,7 +622,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -669,7 +670,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -753,7 +755,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 3,
@@ -801,7 +804,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -849,7 +853,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 3,
@@ -896,7 +901,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -943,7 +949,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 3,
@@ -995,7 +1002,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1042,7 +1050,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1089,7 +1098,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -1143,7 +1153,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1190,7 +1201,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1228,7 +1240,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

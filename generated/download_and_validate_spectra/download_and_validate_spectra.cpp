@@ -445,7 +445,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 21600;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "dataset_id", "eligible_count", "lease_status", "sha256", "byte_length", "validation_status", "quarantine_reason_code", "valid_count", "quarantined_count", "failed_count", "skipped_count"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -533,7 +533,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -580,7 +581,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -647,7 +649,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -712,7 +715,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -735,7 +739,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "ResultPath": "$.error",
                 "Next": "RecordDatasetFailure"
@@ -786,7 +791,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 10,
                 "MaxAttempts": 3,
@@ -810,7 +816,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "ResultPath": "$.error",
                 "Next": "RecordDatasetFailure"
@@ -846,7 +853,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -869,7 +877,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "ResultPath": "$.error",
                 "Next": "RecordDatasetFailure"
@@ -905,7 +914,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -957,7 +967,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1004,7 +1015,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1058,7 +1070,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1105,7 +1118,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1143,7 +1157,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

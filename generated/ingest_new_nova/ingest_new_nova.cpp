@@ -210,7 +210,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "primary_name", "ingest_status"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -299,7 +299,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -346,7 +347,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -413,7 +415,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -461,7 +464,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -508,7 +512,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -555,7 +560,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -609,7 +615,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -656,7 +663,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -694,7 +702,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

@@ -355,7 +355,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = false;
   facts.time_bucket_seconds = 0;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "bucket", "key"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "etag", "nova_id", "dataset_id", "lease_status", "ingestion_status", "rows_usable", "rows_bad", "quarantine_reason_code"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -444,7 +444,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -491,7 +492,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -558,7 +560,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -613,7 +616,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -686,7 +690,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -741,7 +746,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -803,7 +809,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -857,7 +864,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -911,7 +919,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -958,7 +967,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1005,7 +1015,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1052,7 +1063,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1090,7 +1102,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

@@ -356,7 +356,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = false;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "candidate_name"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "normalized_candidate_name", "nova_id", "resolved_ra", "resolved_dec", "resolved_epoch", "coordinate_match_min_sep_arcsec", "coordinate_match_outcome"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -445,7 +445,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -492,7 +493,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -559,7 +561,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -613,7 +616,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -685,7 +689,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -740,7 +745,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -865,7 +871,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -920,7 +927,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -981,7 +989,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -1028,7 +1037,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1082,7 +1092,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1129,7 +1140,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1176,7 +1188,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1223,7 +1236,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1261,7 +1275,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

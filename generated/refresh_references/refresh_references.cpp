@@ -383,7 +383,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "reference_source", "candidate_count", "upsert_count", "link_count", "quarantined_count", "discovery_date_old", "discovery_date_new"} };
-  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError"} };
+  facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;
@@ -474,7 +474,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -521,7 +522,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -587,7 +589,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -658,7 +661,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -681,7 +685,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "ResultPath": "$.error",
                 "Next": "QuarantineItem"
@@ -716,7 +721,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -739,7 +745,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "ResultPath": "$.error",
                 "Next": "QuarantineItem"
@@ -774,7 +781,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 2,
@@ -797,7 +805,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "ResultPath": "$.error",
                 "Next": "QuarantineItem"
@@ -832,7 +841,8 @@ R"json({
                   "Lambda.TooManyRequestsException",
                   "Lambda.Unknown",
                   "Sandbox.Timedout",
-                  "Runtime.ExitError"
+                  "Runtime.ExitError",
+                  "Runtime.OutOfMemory"
                 ],
                 "IntervalSeconds": 2,
                 "MaxAttempts": 3,
@@ -892,7 +902,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 2,
@@ -948,7 +959,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1009,7 +1021,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1056,7 +1069,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1103,7 +1117,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1150,7 +1165,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,
@@ -1188,7 +1204,8 @@ R"json({
             "Lambda.TooManyRequestsException",
             "Lambda.Unknown",
             "Sandbox.Timedout",
-            "Runtime.ExitError"
+            "Runtime.ExitError",
+            "Runtime.OutOfMemory"
           ],
           "IntervalSeconds": 2,
           "MaxAttempts": 3,

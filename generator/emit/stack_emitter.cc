@@ -83,14 +83,16 @@ Json Allow(Json actions, Json resources) {
 }
 
 // Where an event or a schedule's invocation that cannot be delivered
-// goes. EventBridge and EventBridge Scheduler retry a failed target (the
-// StartExecution or Invoke throttled, a missing state machine or function,
-// a role that may not) for 24 hours and up to 185 times, their defaults,
-// written out here, and then drop it unless the target has a dead-letter
-// queue: every target of the stack has this one, which keeps a message 14
-// days (SQS's longest) and is watched by an alarm, so that no event is
-// lost without a record. A rule delivers to it as events.amazonaws.com
-// (the queue's policy names each rule); a schedule with its execution role.
+// goes. EventBridge and EventBridge Scheduler retry a target that failed
+// retryably (StartExecution or Invoke throttled, a service error) for 24
+// hours and up to 185 times, their defaults, written out here; what still
+// fails, or fails for good (a missing state machine or function, a role
+// that may not), is dropped unless the target has a dead-letter queue.
+// Every target of the stack has this one, which keeps a message 14 days
+// (SQS's longest) and is watched by an alarm, so that an event is not lost
+// without a record. A rule sends to it as events.amazonaws.com (the
+// queue's policy names each rule); a schedule with its execution role; a
+// function's asynchronous invocation with the function's role.
 constexpr const char* kUndelivered = "NovaCatUndeliveredEvents";
 constexpr int kTargetRetries = 185;
 constexpr int kTargetEventAgeSeconds = 86400;
@@ -265,9 +267,9 @@ class WorkflowPartBuilder {
       statements.push_back(
           Allow(actions, Sub(std::string("${") + kBucket + ".Arn}/*")));
     }
-    // A per-nova schedule invokes the function asynchronously; the sweep
-    // Lambda gave up on goes to the dead-letter queue (Schedules), sent
-    // with the function's role.
+    // A per-nova schedule invokes the function asynchronously: Lambda sends
+    // the record of a sweep it gave up on to the dead-letter queue with the
+    // function's role (<P>FunctionInvokeConfig).
     if (HasPerNovaSchedule(spec)) statements.push_back(SendToUndelivered());
     part_.resources[function + "Role"] = Role(
         "lambda.amazonaws.com",
@@ -358,14 +360,12 @@ class WorkflowPartBuilder {
     const std::string p = spec.PascalName();
     const std::string& w = spec.workflow;
     int n = 0;
-    bool per_nova = false;
     for (const auto& t : spec.triggers) {
       if (t.kind != "scheduled" || !t.schedule) continue;
       const Schedule& schedule = *t.schedule;
       const std::string id =
           p + "Schedule" + (++n == 1 ? std::string() : std::to_string(n));
       const bool each_nova = schedule.for_each == "nova";
-      per_nova = per_nova || each_nova;
       Json target = Delivered(
           {{"Arn", each_nova ? GetAtt(function, "Arn") : Ref(machine)},
            {"RoleArn", GetAtt(id + "Role", "Arn")},
@@ -390,12 +390,15 @@ class WorkflowPartBuilder {
                     : StartExecutionRole("scheduler.amazonaws.com", machine,
                                          Json::array({SendToUndelivered()}));
     }
-    if (!per_nova) return;
+    if (!HasPerNovaSchedule(spec)) return;
     // The schedule's invocation is asynchronous: Lambda retries a failed
     // sweep twice within 6 hours (its defaults, written out), then sends
-    // the invocation to the dead-letter queue (the function's role may).
+    // the invocation's record to the dead-letter queue. Lambda checks the
+    // function's role may when the config is written, so it waits for the
+    // role: on an update the function does not, and would not wait.
     part_.resources[function + "InvokeConfig"] = {
         {"Type", "AWS::Lambda::EventInvokeConfig"},
+        {"DependsOn", Json::array({function + "Role"})},
         {"Properties",
          {{"FunctionName", Ref(function)},
           {"Qualifier", "$LATEST"},

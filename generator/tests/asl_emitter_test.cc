@@ -63,7 +63,7 @@ TEST(AslEmitterTest, DefaultRetryIsTheExactSchedule) {
         "Lambda.ServiceException", "Lambda.AWSLambdaException",
         "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException",
         "Lambda.TooManyRequestsException", "Lambda.Unknown",
-        "Sandbox.Timedout", "Runtime.ExitError"],
+        "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"],
       "IntervalSeconds": 2, "MaxAttempts": 3, "BackoffRate": 5,
       "MaxDelaySeconds": 30, "JitterStrategy": "NONE"}])"));
   // MaxAttempts 2 keeps the first two waits: 2s, 10s.

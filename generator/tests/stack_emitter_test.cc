@@ -517,9 +517,11 @@ TEST(StackEmitterTest, PerNovaSchedule) {
        "Resource": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}])"));
   // The schedule invokes the function asynchronously: a sweep Lambda gave
   // up on (two retries, six hours) goes to the dead-letter queue, sent with
-  // the function's role.
+  // the function's role, which Lambda checks when the config is written:
+  // the config waits for the role.
   EXPECT_EQ(r["RefreshReferencesFunctionInvokeConfig"], Json::parse(R"({
     "Type": "AWS::Lambda::EventInvokeConfig",
+    "DependsOn": ["RefreshReferencesFunctionRole"],
     "Properties": {
       "FunctionName": {"Ref": "RefreshReferencesFunction"},
       "Qualifier": "$LATEST",

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <map>
 
@@ -639,16 +640,17 @@ TEST(ExecutorLimitsTest, GeneratedMapOverThePayloadLimitFailsTheExecution) {
 // A function that dies in one Map item is retried on the Task's schedule
 // like a RETRYABLE error, then caught inside the item, and the other item
 // goes on: Lambda's own timeout (Sandbox.Timedout), an unhandled failure
-// (Lambda.Unknown) and the process's exit (Runtime.ExitError) are names no
-// handler raises, retried with RETRYABLE (specs/shared/governance.yaml,
-// also_retry). Without them in the Retry and Catch, the Map fails and the
-// run with it.
+// (Lambda.Unknown), the process's exit (Runtime.ExitError) and running out
+// of memory (Runtime.OutOfMemory) are names no handler raises, retried with
+// RETRYABLE (specs/shared/governance.yaml, also_retry). Without them in the
+// Retry and Catch, the Map fails and the run with it.
 TEST(GeneratedDefinitionTest, AFunctionThatDiesInOneMapItemLeavesTheOthers) {
   std::ifstream in(
       "generated/download_and_validate_spectra/statemachine.asl.json");
   auto machine = MustLoad(json::parse(in));
-  const char* const kDeaths[] = {"Sandbox.Timedout", "Lambda.Unknown",
-                                 "Runtime.ExitError", "Runtime.ExitError"};
+  const std::array<const char*, 4> kDeaths = {
+      "Sandbox.Timedout", "Lambda.Unknown", "Runtime.ExitError",
+      "Runtime.OutOfMemory"};
   std::vector<std::string> top;                     // top-level Tasks
   std::map<int, std::vector<std::string>> by_item;  // each item's Tasks
   json recorded_error;
@@ -668,7 +670,7 @@ TEST(GeneratedDefinitionTest, AFunctionThatDiesInOneMapItemLeavesTheOthers) {
     by_item[item].push_back(state);
     if (state == "AcquireDatasetLease") doc["lease_status"] = "ACQUIRED";
     if (state == "DownloadSpectrum" && item == 0)
-      throw AslError(kDeaths[call.retry_count],
+      throw AslError(kDeaths.at(call.retry_count),
                      "RequestId: r0 Error: the function died");
     if (state == "RecordDatasetFailure") recorded_error = doc["error"];
     return TaskOutcome{doc, 0};
@@ -690,7 +692,7 @@ TEST(GeneratedDefinitionTest, AFunctionThatDiesInOneMapItemLeavesTheOthers) {
             (std::vector<std::string>{"AcquireDatasetLease", "DownloadSpectrum",
                                       "ValidateSpectrum"}));
   EXPECT_EQ(recorded_error,
-            (json{{"Error", "Runtime.ExitError"},
+            (json{{"Error", "Runtime.OutOfMemory"},
                   {"Cause", "RequestId: r0 Error: the function died"}}));
 }
 

@@ -15,7 +15,7 @@ inline ErrorNames SeedErrorNames() {
       {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException",
        "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException",
        "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout",
-       "Runtime.ExitError"}};
+       "Runtime.ExitError", "Runtime.OutOfMemory"}};
 }
 
 }  // namespace novacat::runtime
