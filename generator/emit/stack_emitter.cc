@@ -113,8 +113,8 @@ Json Delivered(Json target) {
   return target;
 }
 
-// What a schedule's execution role needs to put an invocation it gave up on
-// into the dead-letter queue.
+// What a role needs to send to the dead-letter queue: a schedule's
+// execution role, a per-nova function's role.
 Json SendToUndelivered() {
   return Allow("sqs:SendMessage", GetAtt(kUndelivered, "Arn"));
 }
@@ -157,6 +157,26 @@ std::string AslForFnSub(const std::string& asl,
   }
   out.append(asl, copied);
   return out;
+}
+
+// An alarm when `metric` (its `statistic` over 5 minutes, of the one
+// dimension `dimension` = `value`) reaches 1; no data is not an alarm.
+Json FirstOccurrenceAlarm(std::string description, const char* metric_namespace,
+                          const char* metric, const char* statistic,
+                          const char* dimension, Json value) {
+  return {
+      {"Type", "AWS::CloudWatch::Alarm"},
+      {"Properties",
+       {{"AlarmDescription", std::move(description)},
+        {"Namespace", metric_namespace},
+        {"MetricName", metric},
+        {"Dimensions", {{{"Name", dimension}, {"Value", std::move(value)}}}},
+        {"Statistic", statistic},
+        {"Period", 300},
+        {"EvaluationPeriods", 1},
+        {"Threshold", 1},
+        {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
+        {"TreatMissingData", "notBreaching"}}}};
 }
 
 // Whether a `for_each: nova` schedule invokes the workflow's function.
@@ -321,20 +341,9 @@ class WorkflowPartBuilder {
            Sub("/aws/vendedlogs/states/${AWS::StackName}-" + p)},
           {"RetentionInDays", kLogRetentionDays}}}};
 
-    part_.resources[p + "FailedExecutionsAlarm"] = {
-        {"Type", "AWS::CloudWatch::Alarm"},
-        {"Properties",
-         {{"AlarmDescription", fmt::format("An execution of {} failed.", w)},
-          {"Namespace", "AWS/States"},
-          {"MetricName", "ExecutionsFailed"},
-          {"Dimensions",
-           {{{"Name", "StateMachineArn"}, {"Value", Ref(machine)}}}},
-          {"Statistic", "Sum"},
-          {"Period", 300},
-          {"EvaluationPeriods", 1},
-          {"Threshold", 1},
-          {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
-          {"TreatMissingData", "notBreaching"}}}};
+    part_.resources[p + "FailedExecutionsAlarm"] = FirstOccurrenceAlarm(
+        fmt::format("An execution of {} failed.", w), "AWS/States",
+        "ExecutionsFailed", "Sum", "StateMachineArn", Ref(machine));
 
     Schedules(spec, function, machine);
     ObjectCreatedRules(spec, machine);
@@ -706,22 +715,11 @@ class StackBuilder {
                  {"Condition",
                   {{"ArnEquals", {{"aws:SourceArn", rules}}}}}}}}}}}}};
     }
-    resources_[queue + "Alarm"] = {
-        {"Type", "AWS::CloudWatch::Alarm"},
-        {"Properties",
-         {{"AlarmDescription",
-           "An event or a scheduled invocation could not be delivered; it "
-           "is kept in the NovaCatUndeliveredEvents queue."},
-          {"Namespace", "AWS/SQS"},
-          {"MetricName", "ApproximateNumberOfMessagesVisible"},
-          {"Dimensions",
-           {{{"Name", "QueueName"}, {"Value", GetAtt(queue, "QueueName")}}}},
-          {"Statistic", "Maximum"},
-          {"Period", 300},
-          {"EvaluationPeriods", 1},
-          {"Threshold", 1},
-          {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
-          {"TreatMissingData", "notBreaching"}}}};
+    resources_[queue + "Alarm"] = FirstOccurrenceAlarm(
+        "An event or a scheduled invocation could not be delivered; it is "
+        "kept in the NovaCatUndeliveredEvents queue.",
+        "AWS/SQS", "ApproximateNumberOfMessagesVisible", "Maximum", "QueueName",
+        GetAtt(queue, "QueueName"));
     outputs_[queue + "Url"] = {
         {"Description",
          "The queue of the events and scheduled invocations that could not "
