@@ -220,7 +220,7 @@ class DownloadAndValidateSpectraSteps {
   virtual ValidateSpectrumOutput ValidateSpectrum(const DownloadDatasetsItem& item,
       runtime::StepContext& context) = 0;
 
-  // RecordDatasetFailure: Records a failed item on its dataset (QUARANTINED, TERMINAL_INVALID or FAILED_RETRYABLE, from the caught error's class) and ends the lease, so the other datasets continue.
+  // RecordDatasetFailure: Records a failed item on its dataset (QUARANTINED, TERMINAL_INVALID or FAILED_RETRYABLE, from the caught error's class; the runs in a row left FAILED_RETRYABLE counted, QUARANTINED RETRIES_EXHAUSTED at the limit) and ends the lease, so the other datasets continue.
   // Timeout 20s; 2 retries of RETRYABLE errors after 2s, 10s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 10).
   // May raise RETRYABLE: transient_download_failure.
   // Access patterns: AP-DL-5.

@@ -350,9 +350,26 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
   const std::string now = runtime::FormatTimestamp(context.now);
 
   store::ValidationOutcome& outcome = caught.outcome;
+  outcome.details = json{{"error", caught.error}, {"cause", caught.cause}};
+
+  // Not ours (the item failed before or while taking the lease, or lost
+  // it): the dataset belongs to its holder, nothing is written.
+  std::optional<store::Dataset> dataset =
+      workflows::LeaseHeldBy(env_.repository, key, owner);
+  // This run's place in the dataset's runs in a row ending RETRYABLE; at
+  // the limit the dataset is quarantined for a person to review.
+  int64_t failed_runs = 0;
+  if (dataset && caught.next == ProcessingStatus::kFailedRetryable) {
+    failed_runs = dataset->failed_runs.value_or(0) + 1;
+    if (failed_runs >= kMaxFailedRuns) {
+      outcome.status = ValidationStatus::kQuarantined;
+      outcome.quarantine_reason_code = kRetriesExhaustedReason;
+      (*outcome.details)["failed_runs"] = failed_runs;
+      caught.next = ProcessingStatus::kQuarantined;
+    }
+  }
   const ProcessingStatus next = caught.next;
   const bool leaves_eligibility = next != ProcessingStatus::kFailedRetryable;
-  outcome.details = json{{"error", caught.error}, {"cause", caught.cause}};
 
   RecordDatasetFailureOutput out;
   out.validation_status = store::ValidationStatusName(outcome.status);
@@ -361,11 +378,6 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
                  {"validation_status", *out.validation_status}};
   if (outcome.quarantine_reason_code)
     fields["quarantine_reason_code"] = *outcome.quarantine_reason_code;
-
-  // Not ours (the item failed before or while taking the lease, or lost
-  // it): the dataset belongs to its holder, nothing is written.
-  std::optional<store::Dataset> dataset =
-      workflows::LeaseHeldBy(env_.repository, key, owner);
   if (!dataset) {
     context.Log("dataset failure not recorded: the lease is not this run's",
                 fields);
@@ -384,7 +396,7 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
     RequireHeld(env_.repository.SetDownloadEligibility(key, std::nullopt, now),
                 kState, "SetDownloadEligibility", key);
   store::ReleaseResult released =
-      env_.repository.ReleaseDatasetLease(key, owner, next, now);
+      env_.repository.ReleaseDatasetLease(key, owner, next, now, failed_runs);
   if (released == store::ReleaseResult::kNotHeld)
     context.Log("dataset lease lost before its failure was recorded", fields);
   context.Log("dataset failure recorded", fields);

@@ -38,6 +38,15 @@ namespace novacat::download_and_validate_spectra {
 // ValidateSpectrum), so that only a dead run's lease expires.
 inline constexpr int64_t kLeaseSeconds = 90 * 60;
 
+// The governance's "no unbounded retries" across runs: a dataset whose
+// kMaxFailedRuns-th run in a row ends RETRYABLE (an archive down for days,
+// a function that dies on it every time) is QUARANTINED
+// kRetriesExhaustedReason instead of left FAILED_RETRYABLE, and a person
+// reviews it. 16 runs are 4 days of the 6-hourly schedule: longer than an
+// archive's usual outage.
+inline constexpr int64_t kMaxFailedRuns = 16;
+inline constexpr const char* kRetriesExhaustedReason = "RETRIES_EXHAUSTED";
+
 class Steps final : public DownloadAndValidateSpectraSteps {
  public:
   explicit Steps(const workflows::Environment& env) : env_(env) {}
@@ -106,9 +115,14 @@ class Steps final : public DownloadAndValidateSpectraSteps {
   //     out of GSI1 (a person reviews it);
   //   TerminalError -> TERMINAL_INVALID, FAILED_TERMINAL, out of GSI1;
   //   anything else (RetryableError, States.Timeout...) -> RETRYABLE_ERROR,
-  //     FAILED_RETRYABLE, still eligible: the next run retries it.
-  // Then the lease ends. When the item failed before its lease was taken,
-  // or the lease was lost, nothing is written. TERMINAL when the error is
+  //     FAILED_RETRYABLE, still eligible: the next run retries it. The
+  //     lease's end counts the run in the dataset's failed_runs (the runs
+  //     in a row ending so); the kMaxFailedRuns-th is QUARANTINED
+  //     kRetriesExhaustedReason instead, out of GSI1, failed_runs kept.
+  // Details: the error's name and cause (and failed_runs when the count
+  // quarantined it). Any other end of a lease removes failed_runs. Then
+  // the lease ends. When the item failed before its lease was taken, or
+  // the lease was lost, nothing is written. TERMINAL when the error is
   // missing.
   RecordDatasetFailureOutput RecordDatasetFailure(
       const DownloadDatasetsItem& item, runtime::StepContext& context) override;

@@ -368,11 +368,12 @@ TEST_F(DownloadStepsTest, AFailingArchiveLeavesTheDatasetRetryableAndEligible) {
       json({{"error", "RetryableError"},
             {"cause", "fetch https://archive.example/a.fits: HTTP 503"}}));
   EXPECT_EQ(d.processing_status, store::ProcessingStatus::kFailedRetryable);
+  EXPECT_EQ(d.failed_runs, 1);
   EXPECT_EQ(d.lease_owner, std::nullopt);
   EXPECT_EQ(Eligible(), std::vector<std::string>{kDatasetA});
 
   // The next run takes it again (AP-DL-2 from FAILED_RETRYABLE) and, the
-  // archive answering, completes it.
+  // archive answering, completes it: the count of failed runs is gone.
   downloads_.failures.clear();
   Serve(kUrlA, fits::SpectrumFixture::kValidTable);
   json again = RunItem(Item(kDatasetA, "ESO", kOtherRun));
@@ -380,6 +381,53 @@ TEST_F(DownloadStepsTest, AFailingArchiveLeavesTheDatasetRetryableAndEligible) {
   EXPECT_EQ(again["validation_status"], "VALID");
   EXPECT_EQ(Stored(kDatasetA, "ESO").validation_status,
             store::ValidationStatus::kValid);
+  EXPECT_EQ(Stored(kDatasetA, "ESO").failed_runs, std::nullopt);
+}
+
+TEST_F(DownloadStepsTest, ADatasetFailingEveryRunIsQuarantinedAtTheLimit) {
+  AddDataset(kDatasetA, "ESO", kUrlA);
+  const json died = {{"Error", "Runtime.ExitError"},
+                     {"Cause", R"({"errorType":"Runtime.ExitError"})"}};
+  auto run_id = [](int64_t run) {  // a job_run_id of its own per run
+    std::string digits = std::to_string(run);
+    return "00000000-0000-4000-8000-" + std::string(12 - digits.size(), '0') +
+           digits;
+  };
+  for (int64_t run = 1; run < kMaxFailedRuns; ++run) {
+    json document =
+        Step("AcquireDatasetLease", Item(kDatasetA, "ESO", run_id(run)));
+    ASSERT_EQ(document["lease_status"], "ACQUIRED") << run;
+    document["error"] = died;
+    json recorded = Step("RecordDatasetFailure", document);
+    EXPECT_EQ(recorded["validation_status"], "RETRYABLE_ERROR") << run;
+    // A retry of the step after its release landed counts nothing more.
+    EXPECT_EQ(Step("RecordDatasetFailure", document)["validation_status"],
+              "RETRYABLE_ERROR");
+    store::Dataset d = Stored(kDatasetA, "ESO");
+    EXPECT_EQ(d.failed_runs, run);
+    EXPECT_EQ(d.processing_status, store::ProcessingStatus::kFailedRetryable);
+    EXPECT_EQ(Eligible(), std::vector<std::string>{kDatasetA}) << run;
+  }
+  json last = Step("AcquireDatasetLease",
+                   Item(kDatasetA, "ESO", run_id(kMaxFailedRuns)));
+  last["error"] = died;
+  json recorded = Step("RecordDatasetFailure", last);
+  EXPECT_EQ(recorded["validation_status"], "QUARANTINED");
+  EXPECT_EQ(recorded["quarantine_reason_code"], "RETRIES_EXHAUSTED");
+  store::Dataset d = Stored(kDatasetA, "ESO");
+  EXPECT_EQ(d.validation_status, store::ValidationStatus::kQuarantined);
+  EXPECT_EQ(d.quarantine_reason_code, "RETRIES_EXHAUSTED");
+  EXPECT_EQ(d.validation_details,
+            json({{"error", "Runtime.ExitError"},
+                  {"cause", R"({"errorType":"Runtime.ExitError"})"},
+                  {"failed_runs", 16}}));
+  EXPECT_EQ(d.processing_status, store::ProcessingStatus::kQuarantined);
+  EXPECT_EQ(d.failed_runs, 16);
+  EXPECT_EQ(d.lease_owner, std::nullopt);
+  EXPECT_EQ(Eligible(), std::vector<std::string>{});
+  // Never leased again: a person reviews it.
+  EXPECT_EQ(RunItem(Item(kDatasetA, "ESO", kOtherRun))["lease_status"],
+            "NOT_ACQUIRABLE");
 }
 
 TEST_F(DownloadStepsTest, ADatasetWithNothingToFetchIsTerminalInvalid) {

@@ -22,6 +22,7 @@ using runtime::TerminalError;
 constexpr const char* kProcessingStatus = "processing_status";
 constexpr const char* kLeaseOwner = "lease_owner";
 constexpr const char* kLeaseExpiresAt = "lease_expires_at";
+constexpr const char* kFailedRuns = "failed_runs";
 
 // Key components end up inside prefix queries: '#' would let one
 // component's prefix match another's items.
@@ -591,6 +592,7 @@ Item Dataset::ToItem() const {
     item[kProcessingStatus] = ProcessingStatusName(*processing_status);
   PutOptional(item, kLeaseOwner, lease_owner);
   PutOptional(item, kLeaseExpiresAt, lease_expires_at);
+  PutOptional(item, kFailedRuns, failed_runs);
   PutOptional(item, "byte_length", byte_length);
   PutOptional(item, "etag", etag);
   PutOptional(item, "sha256", sha256);
@@ -634,6 +636,7 @@ Parsed<Dataset> Dataset::FromItem(const Item& item) {
     d.processing_status = ParseProcessingStatus(*s);
   d.lease_owner = reader.String(kLeaseOwner, Rules{});
   d.lease_expires_at = reader.Integer(kLeaseExpiresAt, Rules{});
+  d.failed_runs = reader.Integer(kFailedRuns, Rules{}.Minimum(1));
   d.byte_length = reader.Integer("byte_length", Rules{}.Minimum(0));
   d.etag = reader.String("etag", Rules{});
   d.sha256 = reader.String("sha256", Rules{});
@@ -1129,7 +1132,8 @@ LeaseResult Repository::AcquireDatasetLease(const DatasetKey& key,
 ReleaseResult Repository::ReleaseDatasetLease(const DatasetKey& key,
                                               const std::string& owner,
                                               ProcessingStatus next,
-                                              const std::string& updated_at) {
+                                              const std::string& updated_at,
+                                              int64_t failed_runs) {
   const char* op = "ReleaseDatasetLease";
   CheckDatasetKey(op, key);
   CheckPart(op, "owner", owner);
@@ -1137,10 +1141,16 @@ ReleaseResult Repository::ReleaseDatasetLease(const DatasetKey& key,
   if (next == ProcessingStatus::kInProgress)
     throw TerminalError(std::string(op) +
                         ": cannot release a lease into IN_PROGRESS");
+  if (failed_runs < 0)
+    throw TerminalError(std::string(op) + ": failed_runs must be >= 0");
   Update update;
   update.set[kProcessingStatus] = ProcessingStatusName(next);
   update.set["updated_at"] = updated_at;
   update.remove = {kLeaseOwner, kLeaseExpiresAt};
+  if (failed_runs > 0)
+    update.set[kFailedRuns] = failed_runs;
+  else
+    update.remove.push_back(kFailedRuns);
   Condition condition = Condition::And(
       {Condition::Eq(kProcessingStatus,
                      ProcessingStatusName(ProcessingStatus::kInProgress)),

@@ -941,6 +941,41 @@ TEST_P(RepositoryTest, LeaseIsRefusedWhileHeldAndReclaimedWhenExpired) {
   EXPECT_THROW(repo().AcquireDatasetLease(d.key(), kRunB, 1, 0), TerminalError);
 }
 
+TEST_P(RepositoryTest, ReleaseSetsOrRemovesTheFailedRunCount) {
+  Dataset d = MakeDataset(kNova, kDs1);
+  repo().CreateDataset(d);
+  ASSERT_EQ(repo().AcquireDatasetLease(d.key(), kRunA, 1000, 600).status,
+            S::kAcquired);
+  EXPECT_EQ(repo().ReleaseDatasetLease(
+                d.key(), kRunA, ProcessingStatus::kFailedRetryable, kT1, 3),
+            ReleaseResult::kReleased);
+  Dataset failed = d;
+  failed.processing_status = ProcessingStatus::kFailedRetryable;
+  failed.failed_runs = 3;
+  failed.updated_at = kT1;
+  EXPECT_EQ(Get(NovaPk(kNova), DatasetSk(kDs1)), failed.ToItem());
+  EXPECT_EQ(Get(NovaPk(kNova), DatasetSk(kDs1))->at("failed_runs"), 3);
+  EXPECT_EQ(repo().GetDataset(d.key()), failed);
+  // A retried release (its first write landed) changes nothing more.
+  EXPECT_EQ(repo().ReleaseDatasetLease(
+                d.key(), kRunA, ProcessingStatus::kFailedRetryable, kT1, 4),
+            ReleaseResult::kReleased);
+  EXPECT_EQ(Get(NovaPk(kNova), DatasetSk(kDs1)), failed.ToItem());
+  // The next run's release without a count (here a terminal one) removes
+  // it.
+  ASSERT_EQ(repo().AcquireDatasetLease(d.key(), kRunB, 2000, 600).status,
+            S::kAcquired);
+  EXPECT_EQ(repo().ReleaseDatasetLease(d.key(), kRunB,
+                                       ProcessingStatus::kFailedTerminal, kT1),
+            ReleaseResult::kReleased);
+  failed.processing_status = ProcessingStatus::kFailedTerminal;
+  failed.failed_runs = std::nullopt;
+  EXPECT_EQ(Get(NovaPk(kNova), DatasetSk(kDs1)), failed.ToItem());
+  EXPECT_THROW(repo().ReleaseDatasetLease(
+                   d.key(), kRunB, ProcessingStatus::kFailedRetryable, kT1, -1),
+               TerminalError);
+}
+
 // --- AP-DL-4 / AP-DL-5 ------------------------------------------------------
 
 TEST_P(RepositoryTest, Fingerprints) {

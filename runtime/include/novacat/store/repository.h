@@ -244,6 +244,10 @@ struct Dataset {
   std::optional<ProcessingStatus> processing_status;  // absent = NULL
   std::optional<std::string> lease_owner;             // a job_run_id
   std::optional<int64_t> lease_expires_at;            // epoch seconds
+  // The runs in a row whose lease ended with a failure count (see
+  // ReleaseDatasetLease); absent = none. download_and_validate_spectra
+  // counts its FAILED_RETRYABLE runs here to stop retrying past a limit.
+  std::optional<int64_t> failed_runs;
   // AP-DL-4.
   std::optional<int64_t> byte_length;
   std::optional<std::string> etag;
@@ -621,8 +625,12 @@ class Repository {
                                   int64_t lease_seconds);
 
   // The end of a lease: UpdateItem dataset SET processing_status = `next`
-  // (not IN_PROGRESS), updated_at, REMOVE lease_owner, lease_expires_at;
+  // (not IN_PROGRESS), updated_at, failed_runs = `failed_runs` when it is
+  // above 0 (else REMOVE failed_runs), REMOVE lease_owner, lease_expires_at;
   // condition processing_status = IN_PROGRESS AND lease_owner = :owner.
+  // The holder computes failed_runs from the item it read under its lease:
+  // no one else writes the item meanwhile, and the count moves with the
+  // release, so a retried release cannot count a run twice.
   // On the condition failure the item is read: absent -> kNotFound; already
   // `next` with no lease -> kReleased (a retry whose first write landed);
   // otherwise kNotHeld (the lease was taken over; the caller's work must be
@@ -630,7 +638,8 @@ class Repository {
   ReleaseResult ReleaseDatasetLease(const DatasetKey& key,
                                     const std::string& owner,
                                     ProcessingStatus next,
-                                    const std::string& updated_at);
+                                    const std::string& updated_at,
+                                    int64_t failed_runs = 0);
 
   // The dataset updates below take an optional `lease_owner` fence: when
   // set, the condition also requires processing_status = IN_PROGRESS AND
