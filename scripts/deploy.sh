@@ -7,11 +7,12 @@
 #
 #   scripts/deploy.sh --bucket BUCKET [--stack-name NAME] [--prefix PREFIX]
 #                     [--build-dir DIR] [--table-name NAME]
-#                     [--event-bus-name NAME]
+#                     [--event-bus-name NAME] [--alarm-topic ARN]
 #
 # Defaults: stack `novacat`, prefix `novacat/`, build dir `build/release`,
 # the stack's own defaults for the table (`NovaCat`) and the bus
-# (`novacat`). The AWS CLI takes its credentials, region and endpoint the
+# (`novacat`), and no alarm topic (the alarms notify no one; --alarm-topic
+# names an SNS topic they notify). The AWS CLI takes its credentials, region and endpoint the
 # usual way (AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL...).
 # Exit status: 0 deployed, 1 a command failed, 2 nothing was done (usage, a
 # missing zip, bucket or tool).
@@ -22,7 +23,7 @@ usage() {
   cat >&2 <<'USAGE'
 usage: scripts/deploy.sh --bucket BUCKET [--stack-name NAME] [--prefix PREFIX]
                          [--build-dir DIR] [--table-name NAME]
-                         [--event-bus-name NAME]
+                         [--event-bus-name NAME] [--alarm-topic ARN]
 USAGE
   exit 2
 }
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build="${2:-}"; shift 2 ;;
     --table-name) overrides+=("TableName=${2:-}"); shift 2 ;;
     --event-bus-name) overrides+=("EventBusName=${2:-}"); shift 2 ;;
+    --alarm-topic) overrides+=("AlarmTopicArn=${2:-}"); shift 2 ;;
     -h|--help) usage ;;
     *) echo "deploy: unknown argument '$1'" >&2; usage ;;
   esac

@@ -159,8 +159,23 @@ std::string AslForFnSub(const std::string& asl,
   return out;
 }
 
+// The stack's parameter naming the SNS topic its alarms notify, and the
+// condition that it is given (an empty topic: the alarms notify no one).
+constexpr const char* kAlarmTopicParameter = "AlarmTopicArn";
+constexpr const char* kNotifyAlarms = "NotifyAlarms";
+
+// kAlarmTopicParameter as an alarm's list of actions when kNotifyAlarms,
+// else no property at all.
+Json AlarmTopicIfGiven() {
+  return {{"Fn::If",
+           {kNotifyAlarms, Json::array({Ref(kAlarmTopicParameter)}),
+            Ref("AWS::NoValue")}}};
+}
+
 // An alarm when `metric` (its `statistic` over 5 minutes, of the one
-// dimension `dimension` = `value`) reaches 1; no data is not an alarm.
+// dimension `dimension` = `value`) reaches 1; no data is not an alarm. It
+// notifies the alarm topic, when the stack has one, of the alarm and of
+// its end.
 Json FirstOccurrenceAlarm(std::string description, const char* metric_namespace,
                           const char* metric, const char* statistic,
                           const char* dimension, Json value) {
@@ -176,7 +191,9 @@ Json FirstOccurrenceAlarm(std::string description, const char* metric_namespace,
         {"EvaluationPeriods", 1},
         {"Threshold", 1},
         {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
-        {"TreatMissingData", "notBreaching"}}}};
+        {"TreatMissingData", "notBreaching"},
+        {"AlarmActions", AlarmTopicIfGiven()},
+        {"OKActions", AlarmTopicIfGiven()}}}};
 }
 
 // Whether a `for_each: nova` schedule invokes the workflow's function.
@@ -516,7 +533,7 @@ class StackBuilder {
 
   Json Build() {
     // Room for every member: growing would copy the resources, deep.
-    Json root = JsonObjectWithRoom(5);
+    Json root = JsonObjectWithRoom(6);
     root["AWSTemplateFormatVersion"] = "2010-09-09";
     std::string names;
     for (const auto& s : specs_)
@@ -526,6 +543,9 @@ class StackBuilder {
         "by novacat-gen; do not edit.",
         names.empty() ? "(none)" : names);
     root["Parameters"] = Parameters();
+    root["Conditions"] = {
+        {kNotifyAlarms,
+         {{"Fn::Not", {{{"Fn::Equals", {Ref(kAlarmTopicParameter), ""}}}}}}}};
     resources_["NovaCatTable"] = Table();
     resources_["NovaCatEventBus"] = {
         {"Type", "AWS::Events::EventBus"},
@@ -575,6 +595,12 @@ class StackBuilder {
     p["EventBusName"] = {{"Type", "String"},
                          {"Default", "novacat"},
                          {"Description", "Name of the EventBridge bus."}};
+    p[kAlarmTopicParameter] = {
+        {"Type", "String"},
+        {"Default", ""},
+        {"Description",
+         "ARN of an SNS topic the alarms notify when they go into ALARM and "
+         "back to OK; empty: they notify no one."}};
     return p;
   }
 

@@ -154,13 +154,22 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
   std::vector<std::string> parameters;
   for (const auto& [id, p] : stack["Parameters"].items())
     parameters.push_back(id);
-  EXPECT_EQ(parameters,
-            (std::vector<std::string>{"ArtifactBucket", "ArtifactKeyPrefix",
-                                      "TableName", "EventBusName"}));
+  EXPECT_EQ(parameters, (std::vector<std::string>{
+                            "ArtifactBucket", "ArtifactKeyPrefix", "TableName",
+                            "EventBusName", "AlarmTopicArn"}));
   EXPECT_FALSE(stack["Parameters"]["ArtifactBucket"].contains("Default"));
   EXPECT_EQ(stack["Parameters"]["ArtifactKeyPrefix"]["Default"], "");
   EXPECT_EQ(stack["Parameters"]["TableName"]["Default"], "NovaCat");
   EXPECT_EQ(stack["Parameters"]["EventBusName"]["Default"], "novacat");
+  EXPECT_EQ(stack["Parameters"]["AlarmTopicArn"]["Default"], "");
+  // The alarms notify the topic only when one is given.
+  EXPECT_EQ(stack["Conditions"], Json::parse(R"({"NotifyAlarms":
+    {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}]}})"));
+  std::vector<std::string> sections;
+  for (const auto& [key, value] : stack.items()) sections.push_back(key);
+  EXPECT_EQ(sections, (std::vector<std::string>{
+                          "AWSTemplateFormatVersion", "Description",
+                          "Parameters", "Conditions", "Resources", "Outputs"}));
   EXPECT_FALSE(stack.contains("Transform"));
 
   std::vector<std::string> outputs;
@@ -302,7 +311,9 @@ TEST(StackEmitterTest, InitializeNovaFunctionAndPolicies) {
     "Dimensions": [{"Name": "StateMachineArn", "Value": {"Ref": "InitializeNovaStateMachine"}}],
     "Statistic": "Sum", "Period": 300, "EvaluationPeriods": 1, "Threshold": 1,
     "ComparisonOperator": "GreaterThanOrEqualToThreshold",
-    "TreatMissingData": "notBreaching"})"));
+    "TreatMissingData": "notBreaching",
+    "AlarmActions": {"Fn::If": ["NotifyAlarms", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]},
+    "OKActions": {"Fn::If": ["NotifyAlarms", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}})"));
   // The only "*" of the stack is the log delivery statement, once per
   // state machine.
   const std::string text = r.dump();
@@ -373,7 +384,9 @@ TEST(StackEmitterTest, UndeliveredEventsGoToOneQueue) {
                       "Value": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "QueueName"]}}],
       "Statistic": "Maximum", "Period": 300, "EvaluationPeriods": 1,
       "Threshold": 1, "ComparisonOperator": "GreaterThanOrEqualToThreshold",
-      "TreatMissingData": "notBreaching"}})"));
+      "TreatMissingData": "notBreaching",
+      "AlarmActions": {"Fn::If": ["NotifyAlarms", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]},
+      "OKActions": {"Fn::If": ["NotifyAlarms", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}}})"));
   EXPECT_EQ(stack["Outputs"]["NovaCatUndeliveredEventsUrl"]["Value"],
             Json::parse(R"({"Ref": "NovaCatUndeliveredEvents"})"));
   // Every target of every rule and schedule has both.

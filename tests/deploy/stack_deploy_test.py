@@ -443,6 +443,8 @@ class Deployment:
             args += ["--table-name", self.overrides["TableName"]]
         if "EventBusName" in self.overrides:
             args += ["--event-bus-name", self.overrides["EventBusName"]]
+        if "AlarmTopicArn" in self.overrides:
+            args += ["--alarm-topic", self.overrides["AlarmTopicArn"]]
         start = time.monotonic()
         done = subprocess.run(["bash", DEPLOY_SCRIPT] + args, env=self.cli_env(),
                               stdin=subprocess.DEVNULL, capture_output=True,
@@ -1075,7 +1077,7 @@ class Fixture:
 class StackDeployTest(unittest.TestCase):
     """The committed stack, deployed by scripts/deploy.sh (`aws s3 cp` and
     `aws cloudformation deploy`), the
-    table and bus names left at their defaults."""
+    table and bus names left at their defaults, the alarms given a topic."""
 
     @classmethod
     def setUpClass(cls):
@@ -1083,6 +1085,9 @@ class StackDeployTest(unittest.TestCase):
         cls.specs = f.specs
         cls.d = Deployment(f.endpoint, f"novacat-deploy-{os.getpid()}",
                            f.bucket, f.prefix)
+        cls.alarm_topic = cls.d.client("sns").create_topic(
+            Name=f"novacat-alarms-{os.getpid()}")["TopicArn"]
+        cls.d.overrides["AlarmTopicArn"] = cls.alarm_topic
         # Through scripts/deploy.sh, the README's one way to deploy: it
         # uploads the zips again (the same bytes) and runs the same deploy.
         cls.d.assert_created(cls.d.deploy_script(BUILD_DIR))
@@ -1113,6 +1118,19 @@ class StackDeployTest(unittest.TestCase):
 
     def test_table(self):
         self.check(table_problems(self.d))
+
+    def test_alarm_topic_is_the_stacks_parameter(self):
+        # deploy.sh --alarm-topic reaches the stack; moto creates no alarm,
+        # so the alarms' actions (Fn::If on NotifyAlarms) are checked by
+        # cfn-lint and the emitter's test.
+        stack = self.d.client("cloudformation").describe_stacks(
+            StackName=self.d.stack)["Stacks"][0]
+        given = {p["ParameterKey"]: p["ParameterValue"]
+                 for p in stack["Parameters"]}
+        self.assertEqual(given["AlarmTopicArn"], self.alarm_topic)
+        self.assertEqual(sorted(given), ["AlarmTopicArn", "ArtifactBucket",
+                                         "ArtifactKeyPrefix", "EventBusName",
+                                         "TableName"])
 
     def test_functions(self):
         self.check(function_problems(self.d, self.specs))
@@ -1237,9 +1255,14 @@ class DeployScriptTest(unittest.TestCase):
     def test_no_bucket(self):
         status, out, err = self.run_script("--build-dir", BUILD_DIR)
         self.assertEqual((status, out), (2, ""))
-        self.assertTrue(err.startswith(
+        self.assertEqual(err, (
             "deploy: --bucket is required: the S3 bucket for the zips and the "
-            "template\nusage: scripts/deploy.sh --bucket BUCKET"), err)
+            "template\n"
+            "usage: scripts/deploy.sh --bucket BUCKET [--stack-name NAME] "
+            "[--prefix PREFIX]\n"
+            "                         [--build-dir DIR] [--table-name NAME]\n"
+            "                         [--event-bus-name NAME] "
+            "[--alarm-topic ARN]\n"))
 
 
 class MissingZipTest(unittest.TestCase):
