@@ -164,6 +164,37 @@ expect_eq "jobs no database" "$?:$(cat "$work/err")" \
   "2:novacat jobs: database $work/none.db not found (novacat run and novacat seed create it; give --db PATH or --dynamodb TABLE)"
 [ -e "$work/none.db" ] && fail "jobs created $work/none.db"
 
+# The nova's datasets after the chain (`novacat datasets list`), and the
+# quarantined one requeued after review: READY and eligible, once.
+"$novacat" datasets list --nova $v1500 --db "$db" >"$work/ds.txt" 2>"$work/err"
+expect_eq "datasets list" \
+  "$?:$(awk '{NF = (NR == 1 ? NF : NF - 1); print}' "$work/ds.txt")" \
+  "0:Datasets of nova $v1500: 4
+DATASET_ID TYPE PROVIDER PROCESSING VALIDATION REASON FAILED_RUNS ELIGIBLE
+4578f250-980c-595f-8853-fb9b6f646be2 SPECTRA ESO COMPLETED VALID - - -
+830096df-1ce3-56ed-b51d-030b8f268e0e SPECTRA ESO COMPLETED VALID - - -
+4c57e29f-5629-5537-8ca0-f5ef62b5c2c0 SPECTRA MAST FAILED_TERMINAL TERMINAL_INVALID - - -
+8b1bef8f-c705-5c31-b9b7-7da92d50172e SPECTRA MAST QUARANTINED QUARANTINED CHECKSUM_MISMATCH - -"
+"$novacat" datasets requeue --nova $v1500 \
+  --dataset 8b1bef8f-c705-5c31-b9b7-7da92d50172e --db "$db" >"$work/out" 2>"$work/err"
+expect_eq "datasets requeue" "$?:$(cat "$work/out")$(cat "$work/err")" \
+  "0:requeued dataset 8b1bef8f-c705-5c31-b9b7-7da92d50172e (SPECTRA, MAST) of nova $v1500: QUARANTINED CHECKSUM_MISMATCH -> READY, download-eligible"
+"$novacat" datasets list --nova $v1500 --db "$db" --format json >"$work/ds.json"
+expect_eq "requeued dataset" \
+  "$(field "$work/ds.json" "[(x['processing_status'], x['eligibility']) for x in d['datasets'] if x['dataset_id'].startswith('8b1bef8f')]")" \
+  "[('READY', 'DOWNLOAD')]"
+"$novacat" datasets requeue --nova $v1500 \
+  --dataset 8b1bef8f-c705-5c31-b9b7-7da92d50172e --db "$db" >"$work/out" 2>"$work/err"
+expect_eq "datasets requeue again" "$?:$(cat "$work/out")$(cat "$work/err")" \
+  "2:novacat datasets requeue: dataset 8b1bef8f-c705-5c31-b9b7-7da92d50172e of nova $v1500 is READY: only a QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE dataset is requeued"
+"$novacat" datasets requeue --nova $v1500 --dataset lwr01642 --db "$db" >"$work/out" 2>"$work/err"
+expect_eq "datasets requeue not a UUID" "$?:$(cat "$work/err")" \
+  "2:novacat datasets requeue: --dataset 'lwr01642' is not a dataset id (a UUID)"
+"$novacat" datasets list --nova $v1500 --db "$work/none.db" >"$work/out" 2>"$work/err"
+expect_eq "datasets no database" "$?:$(cat "$work/err")" \
+  "2:novacat datasets list: database $work/none.db not found (novacat run and novacat seed create it; give --db PATH or --dynamodb TABLE)"
+[ -e "$work/none.db" ] && fail "datasets list created $work/none.db"
+
 # The same name again the same day: a duplicate, nothing launched.
 "$novacat" run initialize_nova --db "$db" --follow \
   --input '{"candidate_name": "V1500 Cyg"}' >"$work/again.json" 2>/dev/null

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "novacat/runtime/json_reader.h"
+#include "text_table.h"
 
 namespace novacat::workflows {
 
@@ -65,28 +66,6 @@ json OrNull(const std::optional<int64_t>& value) {
 
 std::string OrDash(const std::optional<std::string>& value) {
   return value ? *value : "-";
-}
-
-// Rows of cells as aligned text: two spaces between columns, the columns
-// in `right` right-aligned, no trailing spaces.
-std::string AlignedRows(const std::vector<std::vector<std::string>>& rows,
-                        const std::vector<bool>& right) {
-  std::vector<size_t> width(right.size(), 0);
-  for (const auto& row : rows)
-    for (size_t c = 0; c < row.size(); ++c)
-      width[c] = std::max(width[c], row[c].size());
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      std::string pad(width[c] - row[c].size(), ' ');
-      if (c > 0) line += "  ";
-      line += right[c] ? pad + row[c] : row[c] + pad;
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
-  return out;
 }
 
 std::string RunTitle(const JobsReport& report) {

@@ -36,6 +36,19 @@
 // is not a UUID, a missing database) or when nothing was found (the message
 // names what).
 //
+//   novacat datasets list --nova NOVA_ID [--db PATH | --dynamodb TABLE]
+//                [--format table|json]
+//   novacat datasets requeue --nova NOVA_ID --dataset DATASET_ID
+//                [--db PATH | --dynamodb TABLE]
+//
+// list prints the nova's datasets (workflows/app/datasets.h) as an aligned
+// table or one JSON document; reads only. requeue makes a spectra dataset
+// that runs left QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE READY and
+// download-eligible again, after a person's review (one quarantined
+// RETRIES_EXHAUSTED once its archive is back). Exit 0 when listed or
+// requeued, 2 for a usage error (an id that is not a UUID, a missing
+// database) or a refused requeue (the message says why).
+//
 //   novacat photometry add --nova NOVA_ID [--provider NAME] FILE
 //               [--db PATH | --dynamodb TABLE] [--fixtures DIR]
 //
@@ -63,10 +76,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "datasets.h"
 #include "fixture_world.h"
 #include "ingest_photometry_dataset/steps.hpp"
 #include "jobs.h"
 #include "novacat/aws/lambda_client.h"
+#include "novacat/domain/uuid.h"
 #include "novacat/runtime/asl/asl_error.h"
 #include "novacat/runtime/asl/executor.h"
 #include "novacat/runtime/asl/ordered_parse.h"
@@ -475,6 +490,88 @@ int Seed(const StoreChoice& store, const std::string& fixtures) {
   return 0;
 }
 
+// The store an operator command reads or changes; it must exist (an
+// operator command never creates the database). Null, after saying so as
+// `command`, when --db names no file.
+std::unique_ptr<novacat::store::Table> OpenExistingStore(
+    const StoreChoice& store, const char* command) {
+  if (!store.dynamodb.empty()) {
+    novacat::store::DynamoDbOptions options;
+    options.table_name = store.dynamodb;
+    return std::make_unique<novacat::store::DynamoDbTable>(options);
+  }
+  if (!std::filesystem::is_regular_file(store.db)) {
+    std::fprintf(stderr,
+                 "novacat %s: database %s not found (novacat run and "
+                 "novacat seed create it; give --db PATH or --dynamodb "
+                 "TABLE)\n",
+                 command, store.db.c_str());
+    return nullptr;
+  }
+  return std::make_unique<novacat::store::SqliteTable>(store.db);
+}
+
+// A nova or dataset id given to an operator command, checked before the store
+// is touched: the usage error, or nullopt.
+std::optional<std::string> CheckIdOption(const std::string& flag,
+                                         const std::string& id) {
+  if (novacat::domain::IsUuid(id)) return std::nullopt;
+  return flag + " '" + id + "' is not a " +
+         (flag == "--nova" ? "nova id" : "dataset id") + " (a UUID)";
+}
+
+int ListDatasets(const std::string& nova_id, const StoreChoice& store,
+                 const std::string& format) {
+  if (std::optional<std::string> invalid = CheckIdOption("--nova", nova_id)) {
+    std::fprintf(stderr, "novacat datasets list: %s\n", invalid->c_str());
+    return kExitInvalid;
+  }
+  std::unique_ptr<novacat::store::Table> table =
+      OpenExistingStore(store, "datasets list");
+  if (!table) return kExitInvalid;
+  novacat::store::Repository repository(*table);
+  std::vector<novacat::store::Dataset> datasets =
+      repository.ListNovaDatasets(nova_id);
+  if (format == "json")
+    std::fputs(
+        (Dump(novacat::workflows::DatasetsToJson(nova_id, datasets)) + "\n")
+            .c_str(),
+        stdout);
+  else
+    std::fputs(
+        novacat::workflows::FormatDatasetsTable(nova_id, datasets).c_str(),
+        stdout);
+  return 0;
+}
+
+int RequeueDataset(const std::string& nova_id, const std::string& dataset_id,
+                   const StoreChoice& store) {
+  for (const auto& [flag, id] :
+       {std::pair{std::string("--nova"), nova_id},
+        std::pair{std::string("--dataset"), dataset_id}}) {
+    if (std::optional<std::string> invalid = CheckIdOption(flag, id)) {
+      std::fprintf(stderr, "novacat datasets requeue: %s\n", invalid->c_str());
+      return kExitInvalid;
+    }
+  }
+  std::unique_ptr<novacat::store::Table> table =
+      OpenExistingStore(store, "datasets requeue");
+  if (!table) return kExitInvalid;
+  novacat::store::Repository repository(*table);
+  novacat::workflows::RequeueAnswer answer = novacat::workflows::RequeueDataset(
+      repository, nova_id, dataset_id,
+      novacat::runtime::FormatTimestamp(
+          static_cast<int64_t>(std::time(nullptr))),
+      store.Describe());
+  if (!answer.requeued) {
+    std::fprintf(stderr, "novacat datasets requeue: %s\n",
+                 answer.message.c_str());
+    return kExitInvalid;
+  }
+  std::printf("%s\n", answer.message.c_str());
+  return 0;
+}
+
 int Jobs(const novacat::workflows::JobsQuery& query, const StoreChoice& store,
          const std::string& format) {
   // A bad query is a usage error before the store is touched.
@@ -483,23 +580,9 @@ int Jobs(const novacat::workflows::JobsQuery& query, const StoreChoice& store,
     std::fprintf(stderr, "novacat jobs: %s\n", invalid->c_str());
     return kExitInvalid;
   }
-  std::unique_ptr<novacat::store::Table> table;
-  if (store.dynamodb.empty()) {
-    // A read never creates the database.
-    if (!std::filesystem::is_regular_file(store.db)) {
-      std::fprintf(stderr,
-                   "novacat jobs: database %s not found (novacat run and "
-                   "novacat seed create it; give --db PATH or --dynamodb "
-                   "TABLE)\n",
-                   store.db.c_str());
-      return kExitInvalid;
-    }
-    table = std::make_unique<novacat::store::SqliteTable>(store.db);
-  } else {
-    novacat::store::DynamoDbOptions options;
-    options.table_name = store.dynamodb;
-    table = std::make_unique<novacat::store::DynamoDbTable>(options);
-  }
+  std::unique_ptr<novacat::store::Table> table =
+      OpenExistingStore(store, "jobs");
+  if (!table) return kExitInvalid;
   novacat::store::TableRecordStore records(*table);
   novacat::workflows::JobsResult result =
       novacat::workflows::QueryJobs(records, query, store.Describe());
@@ -650,6 +733,38 @@ int main(int argc, char** argv) {
   jobs->add_option("--dynamodb", store.dynamodb,
                    "Use this DynamoDB table instead of --db");
 
+  CLI::App* datasets = app.add_subcommand(
+      "datasets", "A nova's datasets, and the requeue of a failed one");
+  datasets->require_subcommand(1);
+  std::string datasets_nova, datasets_id, datasets_format = "table";
+  CLI::App* datasets_list = datasets->add_subcommand(
+      "list",
+      "Show the nova's datasets (spectra and photometry): processing and "
+      "validation status, quarantine reason, runs in a row that failed, "
+      "download eligibility, last update; as an aligned table or JSON. "
+      "Reads only. Exit 0, 2 on a usage error.");
+  datasets_list->add_option("--nova", datasets_nova, "The nova (UUID)")
+      ->required();
+  datasets_list->add_option("--format", datasets_format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  CLI::App* datasets_requeue = datasets->add_subcommand(
+      "requeue",
+      "After review, make a spectra dataset that runs left QUARANTINED, "
+      "FAILED_TERMINAL or FAILED_RETRYABLE (e.g. RETRIES_EXHAUSTED) READY and "
+      "download-eligible again: the nova's next download_and_validate_spectra "
+      "run takes it. Exit 0 when requeued, 2 when refused (why on stderr).");
+  datasets_requeue->add_option("--nova", datasets_nova, "The nova (UUID)")
+      ->required();
+  datasets_requeue->add_option("--dataset", datasets_id, "The dataset (UUID)")
+      ->required();
+  for (CLI::App* command : {datasets_list, datasets_requeue}) {
+    command->add_option("--db", db, "SQLite database (must exist)")
+        ->capture_default_str();
+    command->add_option("--dynamodb", store.dynamodb,
+                        "Use this DynamoDB table instead of --db");
+  }
+
   CLI11_PARSE(app, argc, argv);
   try {
     store.db = db;
@@ -662,13 +777,19 @@ int main(int argc, char** argv) {
       return AddPhotometry(photometry_nova, photometry_provider,
                            photometry_file, store, fixtures);
     if (jobs->parsed()) return Jobs(jobs_query, store, jobs_format);
+    if (datasets_list->parsed())
+      return ListDatasets(datasets_nova, store, datasets_format);
+    if (datasets_requeue->parsed())
+      return RequeueDataset(datasets_nova, datasets_id, store);
   } catch (const std::exception& e) {
     // A broken database or fixture: say what, never crash.
     std::fprintf(stderr, "novacat %s: %s\n",
-                 run->parsed()              ? "run"
-                 : seed->parsed()           ? "seed"
-                 : photometry_add->parsed() ? "photometry add"
-                                            : "jobs",
+                 run->parsed()                ? "run"
+                 : seed->parsed()             ? "seed"
+                 : photometry_add->parsed()   ? "photometry add"
+                 : datasets_list->parsed()    ? "datasets list"
+                 : datasets_requeue->parsed() ? "datasets requeue"
+                                              : "jobs",
                  e.what());
     return kExitInvalid;
   }

@@ -1000,6 +1000,13 @@ std::vector<Dataset> Repository::ListProviderDatasets(std::string_view nova_id,
       "Dataset");
 }
 
+std::vector<Dataset> Repository::ListNovaDatasets(std::string_view nova_id) {
+  CheckPart("ListNovaDatasets", "nova_id", nova_id);
+  return ReadAll<Dataset>(table_.QueryAll(PrefixQuery(
+                              Index::kTable, NovaKey(nova_id).pk, "DATASET#")),
+                          "Dataset");
+}
+
 CreateResult Repository::CreateDataset(const Dataset& dataset) {
   const char* op = "CreateDataset";
   CheckDatasetKey(op, dataset.key());
@@ -1071,6 +1078,38 @@ UpdateOutcome Repository::SetDownloadEligibility(
 
 // ---------------------------------------------------------------------------
 // download_and_validate_spectra / ingest_photometry_dataset.
+
+RequeueResult Repository::RequeueDataset(const DatasetKey& key,
+                                         const std::string& updated_at) {
+  const char* op = "RequeueDataset";
+  CheckDatasetKey(op, key);
+  CheckText(op, "updated_at", updated_at);
+  if (key.type != DatasetType::kSpectra)
+    throw TerminalError(std::string(op) + ": dataset " + key.dataset_id +
+                        " is " + DatasetTypeName(key.type) +
+                        ": only a SPECTRA dataset is download-eligible");
+  Update update;
+  update.set[kProcessingStatus] =
+      ProcessingStatusName(ProcessingStatus::kReady);
+  update.set["eligibility"] = kEligibilityDownload;
+  update.set["GSI1PK"] = "NOVA#" + key.nova_id;
+  update.set["GSI1SK"] =
+      std::string("ELIG#") + kEligibilityDownload + "#" + key.dataset_id;
+  update.set["updated_at"] = updated_at;
+  update.remove = {kFailedRuns};
+  Condition condition = Condition::And(
+      {Condition::Exists("PK"),
+       Condition::In(
+           kProcessingStatus,
+           {ProcessingStatusName(ProcessingStatus::kQuarantined),
+            ProcessingStatusName(ProcessingStatus::kFailedTerminal),
+            ProcessingStatusName(ProcessingStatus::kFailedRetryable)})});
+  if (table_.UpdateItem(key.ToKey(), update, condition).applied())
+    return {RequeueResult::Status::kRequeued, ProcessingStatus::kReady};
+  std::optional<Dataset> current = GetDataset(key);
+  if (!current) return {RequeueResult::Status::kNotFound, std::nullopt};
+  return {RequeueResult::Status::kNotRequeueable, current->processing_status};
+}
 
 std::vector<Dataset> Repository::QueryEligibleDatasets(
     std::string_view nova_id) {

@@ -976,6 +976,86 @@ TEST_P(RepositoryTest, ReleaseSetsOrRemovesTheFailedRunCount) {
                TerminalError);
 }
 
+TEST_P(RepositoryTest, ListNovaDatasetsTakesBothTypesOfOneNova) {
+  repo().CreateDataset(MakeDataset(kNova, kDs2));
+  repo().CreateDataset(MakeDataset(kNova, kDs1, "MAST"));
+  repo().CreateDataset(
+      MakeDataset(kNova, kDs3, "AAVSO", DatasetType::kPhotometry));
+  repo().CreateDataset(MakeDataset(kNova2, kDs3));
+  ASSERT_EQ(repo().CreateNova(MakeNova(kNova)), CreateResult::kCreated);
+  EXPECT_EQ(repo().ListNovaDatasets(kNova),
+            (std::vector<Dataset>{
+                MakeDataset(kNova, kDs3, "AAVSO", DatasetType::kPhotometry),
+                MakeDataset(kNova, kDs2), MakeDataset(kNova, kDs1, "MAST")}));
+  EXPECT_EQ(repo().ListNovaDatasets(kNova3), std::vector<Dataset>{});
+}
+
+TEST_P(RepositoryTest, RequeueMakesAFailedDatasetEligibleAgain) {
+  using R = RequeueResult::Status;
+  Dataset d = MakeDataset(kNova, kDs1);
+  EXPECT_EQ(repo().RequeueDataset(d.key(), kT1).status, R::kNotFound);
+  repo().CreateDataset(d);
+  // Never leased (NULL), then leased: nothing failed, nothing to requeue.
+  RequeueResult r = repo().RequeueDataset(d.key(), kT1);
+  EXPECT_EQ(r.status, R::kNotRequeueable);
+  EXPECT_EQ(r.processing_status, std::nullopt);
+  ASSERT_EQ(repo().AcquireDatasetLease(d.key(), kRunA, 1000, 600).status,
+            S::kAcquired);
+  r = repo().RequeueDataset(d.key(), kT1);
+  EXPECT_EQ(r.status, R::kNotRequeueable);
+  EXPECT_EQ(r.processing_status, ProcessingStatus::kInProgress);
+  ValidationOutcome quarantined;
+  quarantined.status = ValidationStatus::kQuarantined;
+  quarantined.quarantine_reason_code = "RETRIES_EXHAUSTED";
+  ASSERT_EQ(repo().PutValidationResult(d.key(), quarantined, kT0),
+            UpdateOutcome::kUpdated);
+  ASSERT_EQ(repo().ReleaseDatasetLease(d.key(), kRunA,
+                                       ProcessingStatus::kQuarantined, kT0, 16),
+            ReleaseResult::kReleased);
+  EXPECT_EQ(repo().QueryEligibleDatasets(kNova), std::vector<Dataset>{});
+
+  r = repo().RequeueDataset(d.key(), kT1);
+  EXPECT_EQ(r.status, R::kRequeued);
+  EXPECT_EQ(r.processing_status, ProcessingStatus::kReady);
+  Dataset requeued = *repo().GetDataset(d.key());
+  EXPECT_EQ(requeued.processing_status, ProcessingStatus::kReady);
+  EXPECT_EQ(requeued.eligibility, kEligibilityDownload);
+  EXPECT_EQ(requeued.failed_runs, std::nullopt);
+  EXPECT_EQ(requeued.updated_at, kT1);
+  // The last verdict stays until a run writes its own.
+  EXPECT_EQ(requeued.validation_status, ValidationStatus::kQuarantined);
+  EXPECT_EQ(requeued.quarantine_reason_code, "RETRIES_EXHAUSTED");
+  EXPECT_EQ(Get(NovaPk(kNova), DatasetSk(kDs1))->at("GSI1SK"),
+            std::string("ELIG#DOWNLOAD#") + kDs1);
+  EXPECT_EQ(repo().QueryEligibleDatasets(kNova),
+            std::vector<Dataset>{requeued});
+  // READY now: a second requeue is refused, and the next run leases it.
+  r = repo().RequeueDataset(d.key(), kT1);
+  EXPECT_EQ(r.status, R::kNotRequeueable);
+  EXPECT_EQ(r.processing_status, ProcessingStatus::kReady);
+  EXPECT_EQ(repo().AcquireDatasetLease(d.key(), kRunB, 2000, 600).status,
+            S::kAcquired);
+  // FAILED_TERMINAL and FAILED_RETRYABLE are requeued too; COMPLETED not.
+  for (ProcessingStatus end :
+       {ProcessingStatus::kFailedTerminal, ProcessingStatus::kFailedRetryable,
+        ProcessingStatus::kCompleted}) {
+    repo().AcquireDatasetLease(d.key(), kRunB, 2000, 600);
+    ASSERT_EQ(repo().ReleaseDatasetLease(d.key(), kRunB, end, kT0),
+              ReleaseResult::kReleased);
+    r = repo().RequeueDataset(d.key(), kT1);
+    EXPECT_EQ(r.status, end == ProcessingStatus::kCompleted ? R::kNotRequeueable
+                                                            : R::kRequeued)
+        << ProcessingStatusName(end);
+  }
+  EXPECT_EQ(repo().GetDataset(d.key())->processing_status,
+            ProcessingStatus::kCompleted);
+  EXPECT_THROW(
+      repo().RequeueDataset(
+          MakeDataset(kNova, kDs2, "AAVSO", DatasetType::kPhotometry).key(),
+          kT1),
+      TerminalError);
+}
+
 // --- AP-DL-4 / AP-DL-5 ------------------------------------------------------
 
 TEST_P(RepositoryTest, Fingerprints) {

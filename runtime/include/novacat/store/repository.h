@@ -365,6 +365,16 @@ struct LeaseResult {
   std::optional<ProcessingStatus> processing_status;  // as read on refusal
 };
 // ACQUIRED, HELD_BY_OTHER, NOT_ACQUIRABLE, NOT_FOUND.
+
+struct RequeueResult {
+  enum class Status {
+    kRequeued,        // READY and download-eligible again
+    kNotRequeueable,  // not in a failed state (processing_status says which)
+    kNotFound,        // no such dataset
+  };
+  Status status = Status::kRequeued;
+  std::optional<ProcessingStatus> processing_status;  // as read on refusal
+};
 const char* LeaseStatusName(LeaseResult::Status status);
 
 enum class ReleaseResult {
@@ -563,6 +573,11 @@ class Repository {
 
   // --- discover_spectra_products ------------------------------------------
 
+  // Every dataset of the nova, of both types: Query PK=NOVA#<nova_id>,
+  // begins_with(SK, "DATASET#"), all pages, in SK order (type, provider,
+  // dataset_id). For an operator (`novacat datasets list`).
+  std::vector<Dataset> ListNovaDatasets(std::string_view nova_id);
+
   // AP-DISC-1: Query PK=NOVA#<nova_id>,
   // begins_with(SK, "DATASET#<type>#<provider>#"): by dataset_id.
   std::vector<Dataset> ListProviderDatasets(
@@ -595,6 +610,19 @@ class Repository {
       const std::string& updated_at);
 
   // --- download_and_validate_spectra / ingest_photometry_dataset ----------
+
+  // An operator's decision after review: a SPECTRA dataset that runs left
+  // QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE is made
+  // download-eligible again: UpdateItem dataset SET processing_status =
+  // READY, eligibility = DOWNLOAD with its GSI1 keys, updated_at, REMOVE
+  // failed_runs; condition attribute_exists(PK) AND processing_status IN
+  // (QUARANTINED, FAILED_TERMINAL, FAILED_RETRYABLE). The validation result
+  // stays until the next run writes its own. On the condition failure the
+  // item is read: absent -> kNotFound, else kNotRequeueable with its
+  // status (a live lease, COMPLETED, not yet failed). TerminalError for a
+  // PHOTOMETRY key: its runs start from the object, not from GSI1.
+  RequeueResult RequeueDataset(const DatasetKey& key,
+                               const std::string& updated_at);
 
   // AP-DL-1: Query GSI1 (DatasetEligibilityIndex) GSI1PK = NOVA#<nova_id>,
   // begins_with(GSI1SK, "ELIG#DOWNLOAD#"), all pages: by dataset_id. Other
