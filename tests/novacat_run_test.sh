@@ -165,7 +165,8 @@ expect_eq "jobs no database" "$?:$(cat "$work/err")" \
 [ -e "$work/none.db" ] && fail "jobs created $work/none.db"
 
 # The nova's datasets after the chain (`novacat datasets list`), and the
-# quarantined one requeued after review: READY and eligible, once.
+# quarantined one requeued after review: READY and eligible; a COMPLETED
+# one is refused.
 "$novacat" datasets list --nova $v1500 --db "$db" >"$work/ds.txt" 2>"$work/err"
 expect_eq "datasets list" \
   "$?:$(awk '{NF = (NR == 1 ? NF : NF - 1); print}' "$work/ds.txt")" \
@@ -184,9 +185,9 @@ expect_eq "requeued dataset" \
   "$(field "$work/ds.json" "[(x['processing_status'], x['eligibility']) for x in d['datasets'] if x['dataset_id'].startswith('8b1bef8f')]")" \
   "[('READY', 'DOWNLOAD')]"
 "$novacat" datasets requeue --nova $v1500 \
-  --dataset 8b1bef8f-c705-5c31-b9b7-7da92d50172e --db "$db" >"$work/out" 2>"$work/err"
-expect_eq "datasets requeue again" "$?:$(cat "$work/out")$(cat "$work/err")" \
-  "2:novacat datasets requeue: dataset 8b1bef8f-c705-5c31-b9b7-7da92d50172e of nova $v1500 is READY: only a QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE dataset is requeued"
+  --dataset 4578f250-980c-595f-8853-fb9b6f646be2 --db "$db" >"$work/out" 2>"$work/err"
+expect_eq "datasets requeue refused" "$?:$(cat "$work/out")$(cat "$work/err")" \
+  "2:novacat datasets requeue: dataset 4578f250-980c-595f-8853-fb9b6f646be2 of nova $v1500 is COMPLETED: only a QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE dataset, or one whose lease expired, is requeued"
 "$novacat" datasets requeue --nova $v1500 --dataset lwr01642 --db "$db" >"$work/out" 2>"$work/err"
 expect_eq "datasets requeue not a UUID" "$?:$(cat "$work/err")" \
   "2:novacat datasets requeue: --dataset 'lwr01642' is not a dataset id (a UUID)"

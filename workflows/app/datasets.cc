@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "novacat/runtime/ids.h"
 #include "text_table.h"
 
 namespace novacat::workflows {
@@ -84,8 +85,8 @@ json DatasetsToJson(std::string_view nova_id,
 
 RequeueAnswer RequeueDataset(store::Repository& repository,
                              const std::string& nova_id,
-                             const std::string& dataset_id,
-                             const std::string& now, std::string_view where) {
+                             const std::string& dataset_id, int64_t now,
+                             std::string_view where) {
   const std::vector<Dataset> datasets = repository.ListNovaDatasets(nova_id);
   auto found = std::find_if(
       datasets.begin(), datasets.end(),
@@ -97,7 +98,8 @@ RequeueAnswer RequeueDataset(store::Repository& repository,
     return {false, named + " is " + store::DatasetTypeName(found->type) +
                        ": only a SPECTRA dataset is requeued (a photometry "
                        "file is ingested when its object is written)"};
-  store::RequeueResult result = repository.RequeueDataset(found->key(), now);
+  store::RequeueResult result = repository.RequeueDataset(
+      found->key(), now, runtime::FormatTimestamp(now));
   using Status = store::RequeueResult::Status;
   if (result.status == Status::kNotFound)
     return {false, "no " + named + " in " + std::string(where)};
@@ -110,9 +112,11 @@ RequeueAnswer RequeueDataset(store::Repository& repository,
                      : std::string("without a processing status (never "
                                    "leased)")) +
                 ": only a QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE "
-                "dataset is requeued"};
+                "dataset, or one whose lease expired, is requeued"};
   std::string before = ProcessingText(found->processing_status);
-  if (found->quarantine_reason_code)
+  if (found->processing_status == store::ProcessingStatus::kInProgress)
+    before += " (lease expired)";
+  else if (found->quarantine_reason_code)
     before += " " + *found->quarantine_reason_code;
   return {true, "requeued dataset " + dataset_id + " (SPECTRA, " +
                     found->provider + ") of nova " + nova_id + ": " + before +

@@ -40,18 +40,21 @@ nlohmann::ordered_json DatasetsToJson(
 struct RequeueAnswer {
   bool requeued = false;
   // Requeued: "requeued dataset <id> (SPECTRA, <provider>) of nova <nova>:
-  // <status> [<reason>] -> READY, download-eligible". Otherwise why not,
+  // <status> [<reason>] -> READY, download-eligible" (<status> IN_PROGRESS
+  // "(lease expired)" for a dead run's). Otherwise why not,
   // without a "novacat datasets requeue: " prefix.
   std::string message;
 };
 
 // Requeues the nova's SPECTRA dataset `dataset_id`, found among
-// ListNovaDatasets(nova_id); `where` names the store in a not-found
-// message. Refused: no such dataset, a PHOTOMETRY one, or one not in a
-// failed state (with its status). Store errors propagate.
+// ListNovaDatasets(nova_id), at `now` (epoch seconds: an expired lease is
+// one that ended before it; updated_at its FormatTimestamp); `where` names
+// the store in a not-found message. Refused: no such dataset, a PHOTOMETRY
+// one, or one neither failed nor with an expired lease (with its status).
+// Store errors propagate.
 RequeueAnswer RequeueDataset(store::Repository& repository,
                              const std::string& nova_id,
-                             const std::string& dataset_id,
-                             const std::string& now, std::string_view where);
+                             const std::string& dataset_id, int64_t now,
+                             std::string_view where);
 
 }  // namespace novacat::workflows

@@ -43,11 +43,12 @@
 //
 // list prints the nova's datasets (workflows/app/datasets.h) as an aligned
 // table or one JSON document; reads only. requeue makes a spectra dataset
-// that runs left QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE READY and
-// download-eligible again, after a person's review (one quarantined
-// RETRIES_EXHAUSTED once its archive is back). Exit 0 when listed or
-// requeued, 2 for a usage error (an id that is not a UUID, a missing
-// database) or a refused requeue (the message says why).
+// that runs left QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE, or whose
+// lease expired, READY and download-eligible again, after a person's
+// review (one quarantined RETRIES_EXHAUSTED once its archive is back).
+// Exit 0 when listed (a nova without datasets too) or requeued, 2 for an
+// id that is not a UUID, a missing database or a refused requeue (the
+// message says why); a missing option is CLI11's usage error (106).
 //
 //   novacat photometry add --nova NOVA_ID [--provider NAME] FILE
 //               [--db PATH | --dynamodb TABLE] [--fixtures DIR]
@@ -559,9 +560,7 @@ int RequeueDataset(const std::string& nova_id, const std::string& dataset_id,
   if (!table) return kExitInvalid;
   novacat::store::Repository repository(*table);
   novacat::workflows::RequeueAnswer answer = novacat::workflows::RequeueDataset(
-      repository, nova_id, dataset_id,
-      novacat::runtime::FormatTimestamp(
-          static_cast<int64_t>(std::time(nullptr))),
+      repository, nova_id, dataset_id, static_cast<int64_t>(std::time(nullptr)),
       store.Describe());
   if (!answer.requeued) {
     std::fprintf(stderr, "novacat datasets requeue: %s\n",
@@ -742,7 +741,8 @@ int main(int argc, char** argv) {
       "Show the nova's datasets (spectra and photometry): processing and "
       "validation status, quarantine reason, runs in a row that failed, "
       "download eligibility, last update; as an aligned table or JSON. "
-      "Reads only. Exit 0, 2 on a usage error.");
+      "Reads only. Exit 0 (\"none\" when the nova has no dataset), 2 for an "
+      "id that is not a UUID or a missing database.");
   datasets_list->add_option("--nova", datasets_nova, "The nova (UUID)")
       ->required();
   datasets_list->add_option("--format", datasets_format, "table or json")
@@ -753,7 +753,8 @@ int main(int argc, char** argv) {
       "After review, make a spectra dataset that runs left QUARANTINED, "
       "FAILED_TERMINAL or FAILED_RETRYABLE (e.g. RETRIES_EXHAUSTED) READY and "
       "download-eligible again: the nova's next download_and_validate_spectra "
-      "run takes it. Exit 0 when requeued, 2 when refused (why on stderr).");
+      "run takes it; so is one whose lease expired (a run that died). Exit 0 "
+      "when requeued, 2 when refused (why on stderr).");
   datasets_requeue->add_option("--nova", datasets_nova, "The nova (UUID)")
       ->required();
   datasets_requeue->add_option("--dataset", datasets_id, "The dataset (UUID)")

@@ -277,8 +277,9 @@ ValidateSpectrumOutput Steps::ValidateSpectrum(const DownloadDatasetsItem& item,
   ValidateSpectrumOutput out;
 
   auto complete = [&] {
-    RequireHeld(env_.repository.SetDownloadEligibility(key, std::nullopt, now),
-                kState, "SetDownloadEligibility", key);
+    RequireHeld(
+        env_.repository.SetDownloadEligibility(key, std::nullopt, now, owner),
+        kState, "SetDownloadEligibility", key);
     store::ReleaseResult released = env_.repository.ReleaseDatasetLease(
         key, owner, ProcessingStatus::kCompleted, now);
     if (released != store::ReleaseResult::kReleased)
@@ -357,15 +358,28 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
   std::optional<store::Dataset> dataset =
       workflows::LeaseHeldBy(env_.repository, key, owner);
   // This run's place in the dataset's runs in a row ending RETRYABLE; at
-  // the limit the dataset is quarantined for a person to review.
+  // the limit the dataset is quarantined for a person to review, the run
+  // named in the details (so that a retry of this step after its release
+  // landed still answers QUARANTINED).
   int64_t failed_runs = 0;
-  if (dataset && caught.next == ProcessingStatus::kFailedRetryable) {
-    failed_runs = dataset->failed_runs.value_or(0) + 1;
-    if (failed_runs >= kMaxFailedRuns) {
-      outcome.status = ValidationStatus::kQuarantined;
-      outcome.quarantine_reason_code = kRetriesExhaustedReason;
-      (*outcome.details)["failed_runs"] = failed_runs;
-      caught.next = ProcessingStatus::kQuarantined;
+  auto exhausted = [&](int64_t runs) {
+    outcome.status = ValidationStatus::kQuarantined;
+    outcome.quarantine_reason_code = kRetriesExhaustedReason;
+    (*outcome.details)["failed_runs"] = runs;
+    (*outcome.details)["job_run_id"] = owner;
+    caught.next = ProcessingStatus::kQuarantined;
+  };
+  if (caught.next == ProcessingStatus::kFailedRetryable) {
+    if (dataset) {
+      failed_runs = dataset->failed_runs.value_or(0) + 1;
+      if (failed_runs >= kMaxFailedRuns) exhausted(failed_runs);
+    } else if (std::optional<store::Dataset> ended =
+                   env_.repository.GetDataset(key);
+               ended && ended->failed_runs &&
+               ended->quarantine_reason_code == kRetriesExhaustedReason &&
+               ended->validation_details &&
+               ended->validation_details->value("job_run_id", "") == owner) {
+      exhausted(*ended->failed_runs);
     }
   }
   const ProcessingStatus next = caught.next;
@@ -393,8 +407,9 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
     RequireHeld(env_.repository.PutValidationResult(key, outcome, now, owner),
                 kState, "PutValidationResult", key);
   if (leaves_eligibility)
-    RequireHeld(env_.repository.SetDownloadEligibility(key, std::nullopt, now),
-                kState, "SetDownloadEligibility", key);
+    RequireHeld(
+        env_.repository.SetDownloadEligibility(key, std::nullopt, now, owner),
+        kState, "SetDownloadEligibility", key);
   store::ReleaseResult released =
       env_.repository.ReleaseDatasetLease(key, owner, next, now, failed_runs);
   if (released == store::ReleaseResult::kNotHeld)

@@ -119,11 +119,12 @@ class Steps final : public DownloadAndValidateSpectraSteps {
   //     lease's end counts the run in the dataset's failed_runs (the runs
   //     in a row ending so); the kMaxFailedRuns-th is QUARANTINED
   //     kRetriesExhaustedReason instead, out of GSI1, failed_runs kept.
-  // Details: the error's name and cause (and failed_runs when the count
-  // quarantined it). Any other end of a lease removes failed_runs. Then
-  // the lease ends. When the item failed before its lease was taken, or
-  // the lease was lost, nothing is written. TERMINAL when the error is
-  // missing.
+  // Details: the error's name and cause (and failed_runs and the run's
+  // job_run_id when the count quarantined it; a retry of the step after
+  // its release landed finds them and answers QUARANTINED again). Any other end
+  // of a lease removes failed_runs. Then the lease ends. When the item failed
+  // before its lease was taken, or the lease was lost, nothing is written.
+  // TERMINAL when the error is missing.
   RecordDatasetFailureOutput RecordDatasetFailure(
       const DownloadDatasetsItem& item, runtime::StepContext& context) override;
 

@@ -414,20 +414,33 @@ TEST_F(DownloadStepsTest, ADatasetFailingEveryRunIsQuarantinedAtTheLimit) {
   json recorded = Step("RecordDatasetFailure", last);
   EXPECT_EQ(recorded["validation_status"], "QUARANTINED");
   EXPECT_EQ(recorded["quarantine_reason_code"], "RETRIES_EXHAUSTED");
+  // A retry of the step after its release landed answers the same.
+  json again = Step("RecordDatasetFailure", last);
+  EXPECT_EQ(again["validation_status"], "QUARANTINED");
+  EXPECT_EQ(again["quarantine_reason_code"], "RETRIES_EXHAUSTED");
   store::Dataset d = Stored(kDatasetA, "ESO");
   EXPECT_EQ(d.validation_status, store::ValidationStatus::kQuarantined);
   EXPECT_EQ(d.quarantine_reason_code, "RETRIES_EXHAUSTED");
   EXPECT_EQ(d.validation_details,
             json({{"error", "Runtime.ExitError"},
                   {"cause", R"({"errorType":"Runtime.ExitError"})"},
-                  {"failed_runs", 16}}));
+                  {"failed_runs", 16},
+                  {"job_run_id", run_id(kMaxFailedRuns)}}));
   EXPECT_EQ(d.processing_status, store::ProcessingStatus::kQuarantined);
   EXPECT_EQ(d.failed_runs, 16);
   EXPECT_EQ(d.lease_owner, std::nullopt);
   EXPECT_EQ(Eligible(), std::vector<std::string>{});
-  // Never leased again: a person reviews it.
+  // Never leased again: a person reviews it...
   EXPECT_EQ(RunItem(Item(kDatasetA, "ESO", kOtherRun))["lease_status"],
             "NOT_ACQUIRABLE");
+  // ... and requeues it once the archive answers: the next run completes it.
+  ASSERT_EQ(repository_.RequeueDataset(d.key(), kNow, kNowText).status,
+            store::RequeueResult::Status::kRequeued);
+  Serve(kUrlA, fits::SpectrumFixture::kValidTable);
+  json valid = RunItem(Item(kDatasetA, "ESO", kOtherRun));
+  EXPECT_EQ(valid["validation_status"], "VALID");
+  EXPECT_EQ(Stored(kDatasetA, "ESO").processing_status,
+            store::ProcessingStatus::kCompleted);
 }
 
 TEST_F(DownloadStepsTest, ADatasetWithNothingToFetchIsTerminalInvalid) {

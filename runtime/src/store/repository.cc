@@ -1060,7 +1060,8 @@ UpdateOutcome Repository::UpdateDatasetLocators(const DatasetKey& key,
 
 UpdateOutcome Repository::SetDownloadEligibility(
     const DatasetKey& key, const std::optional<std::string>& eligibility,
-    const std::string& updated_at) {
+    const std::string& updated_at,
+    const std::optional<std::string>& lease_owner) {
   const char* op = "SetDownloadEligibility";
   CheckText(op, "updated_at", updated_at);
   Update update;
@@ -1073,13 +1074,13 @@ UpdateOutcome Repository::SetDownloadEligibility(
     update.remove = {"eligibility", "GSI1PK", "GSI1SK"};
   }
   update.set["updated_at"] = updated_at;
-  return UpdateDataset(op, key, update, std::nullopt);
+  return UpdateDataset(op, key, update, lease_owner);
 }
 
 // ---------------------------------------------------------------------------
 // download_and_validate_spectra / ingest_photometry_dataset.
 
-RequeueResult Repository::RequeueDataset(const DatasetKey& key,
+RequeueResult Repository::RequeueDataset(const DatasetKey& key, int64_t now,
                                          const std::string& updated_at) {
   const char* op = "RequeueDataset";
   CheckDatasetKey(op, key);
@@ -1096,18 +1097,28 @@ RequeueResult Repository::RequeueDataset(const DatasetKey& key,
   update.set["GSI1SK"] =
       std::string("ELIG#") + kEligibilityDownload + "#" + key.dataset_id;
   update.set["updated_at"] = updated_at;
-  update.remove = {kFailedRuns};
+  update.remove = {kFailedRuns, kLeaseOwner, kLeaseExpiresAt};
   Condition condition = Condition::And(
       {Condition::Exists("PK"),
-       Condition::In(
-           kProcessingStatus,
-           {ProcessingStatusName(ProcessingStatus::kQuarantined),
-            ProcessingStatusName(ProcessingStatus::kFailedTerminal),
-            ProcessingStatusName(ProcessingStatus::kFailedRetryable)})});
+       Condition::Or(
+           {Condition::In(
+                kProcessingStatus,
+                {ProcessingStatusName(ProcessingStatus::kQuarantined),
+                 ProcessingStatusName(ProcessingStatus::kFailedTerminal),
+                 ProcessingStatusName(ProcessingStatus::kFailedRetryable)}),
+            Condition::And({Condition::Eq(kProcessingStatus,
+                                          ProcessingStatusName(
+                                              ProcessingStatus::kInProgress)),
+                            Condition::Lt(kLeaseExpiresAt, now)})})});
   if (table_.UpdateItem(key.ToKey(), update, condition).applied())
     return {RequeueResult::Status::kRequeued, ProcessingStatus::kReady};
   std::optional<Dataset> current = GetDataset(key);
   if (!current) return {RequeueResult::Status::kNotFound, std::nullopt};
+  // A retry whose first write landed finds exactly what it wrote.
+  if (current->processing_status == ProcessingStatus::kReady &&
+      current->eligibility == kEligibilityDownload && !current->failed_runs &&
+      current->updated_at == updated_at)
+    return {RequeueResult::Status::kRequeued, ProcessingStatus::kReady};
   return {RequeueResult::Status::kNotRequeueable, current->processing_status};
 }
 

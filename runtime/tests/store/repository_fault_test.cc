@@ -135,6 +135,15 @@ std::string Dump(const DiscoveryDateResult& r) {
                          : "NOT_FOUND") +
          " " + r.discovery_date.value_or("-");
 }
+std::string Dump(const RequeueResult& r) {
+  return r.status == RequeueResult::Status::kRequeued ? "REQUEUED"
+         : r.status == RequeueResult::Status::kNotFound
+             ? "NOT_FOUND"
+             : std::string("NOT_REQUEUEABLE ") +
+                   (r.processing_status
+                        ? ProcessingStatusName(*r.processing_status)
+                        : "-");
+}
 std::string Dump(ReleaseResult r) {
   return r == ReleaseResult::kReleased  ? "RELEASED"
          : r == ReleaseResult::kNotHeld ? "NOT_HELD"
@@ -337,6 +346,15 @@ std::vector<FaultCase> Cases() {
          return Dump(a.repo.AcquireDatasetLease(ds, kRunB, 1001, 600));
        },
        {}},
+      {"RequeueDataset",
+       [ds](Api a) {
+         a.repo.CreateDataset(MakeDataset());
+         a.repo.AcquireDatasetLease(ds, kRunA, 1000, 600);
+         a.repo.ReleaseDatasetLease(ds, kRunA, ProcessingStatus::kQuarantined,
+                                    kT0, 16);
+       },
+       [ds](Api a) { return Dump(a.repo.RequeueDataset(ds, 2000, kT1)); },
+       {"REQUEUED"}},
       {"ReleaseDatasetLease",
        with_lease,
        [ds](Api a) {

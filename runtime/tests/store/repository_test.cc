@@ -993,15 +993,15 @@ TEST_P(RepositoryTest, ListNovaDatasetsTakesBothTypesOfOneNova) {
 TEST_P(RepositoryTest, RequeueMakesAFailedDatasetEligibleAgain) {
   using R = RequeueResult::Status;
   Dataset d = MakeDataset(kNova, kDs1);
-  EXPECT_EQ(repo().RequeueDataset(d.key(), kT1).status, R::kNotFound);
+  EXPECT_EQ(repo().RequeueDataset(d.key(), 1000, kT1).status, R::kNotFound);
   repo().CreateDataset(d);
-  // Never leased (NULL), then leased: nothing failed, nothing to requeue.
-  RequeueResult r = repo().RequeueDataset(d.key(), kT1);
+  // Never leased (NULL), then under a live lease: nothing to requeue.
+  RequeueResult r = repo().RequeueDataset(d.key(), 1000, kT1);
   EXPECT_EQ(r.status, R::kNotRequeueable);
   EXPECT_EQ(r.processing_status, std::nullopt);
   ASSERT_EQ(repo().AcquireDatasetLease(d.key(), kRunA, 1000, 600).status,
             S::kAcquired);
-  r = repo().RequeueDataset(d.key(), kT1);
+  r = repo().RequeueDataset(d.key(), 1600, kT1);  // expires at 1600: live
   EXPECT_EQ(r.status, R::kNotRequeueable);
   EXPECT_EQ(r.processing_status, ProcessingStatus::kInProgress);
   ValidationOutcome quarantined;
@@ -1014,7 +1014,7 @@ TEST_P(RepositoryTest, RequeueMakesAFailedDatasetEligibleAgain) {
             ReleaseResult::kReleased);
   EXPECT_EQ(repo().QueryEligibleDatasets(kNova), std::vector<Dataset>{});
 
-  r = repo().RequeueDataset(d.key(), kT1);
+  r = repo().RequeueDataset(d.key(), 2000, kT1);
   EXPECT_EQ(r.status, R::kRequeued);
   EXPECT_EQ(r.processing_status, ProcessingStatus::kReady);
   Dataset requeued = *repo().GetDataset(d.key());
@@ -1029,12 +1029,23 @@ TEST_P(RepositoryTest, RequeueMakesAFailedDatasetEligibleAgain) {
             std::string("ELIG#DOWNLOAD#") + kDs1);
   EXPECT_EQ(repo().QueryEligibleDatasets(kNova),
             std::vector<Dataset>{requeued});
-  // READY now: a second requeue is refused, and the next run leases it.
-  r = repo().RequeueDataset(d.key(), kT1);
+  // The same requeue again (a retry whose first write landed) answers
+  // kRequeued; a later one finds it READY and refuses; the next run leases
+  // it.
+  EXPECT_EQ(repo().RequeueDataset(d.key(), 2000, kT1).status, R::kRequeued);
+  r = repo().RequeueDataset(d.key(), 2060, kT0);
   EXPECT_EQ(r.status, R::kNotRequeueable);
   EXPECT_EQ(r.processing_status, ProcessingStatus::kReady);
   EXPECT_EQ(repo().AcquireDatasetLease(d.key(), kRunB, 2000, 600).status,
             S::kAcquired);
+  // A dead run's expired lease (it expires at 2600) is requeued too.
+  EXPECT_EQ(repo().RequeueDataset(d.key(), 2600, kT1).status,
+            R::kNotRequeueable);
+  EXPECT_EQ(repo().RequeueDataset(d.key(), 2601, kT1).status, R::kRequeued);
+  requeued = *repo().GetDataset(d.key());
+  EXPECT_EQ(requeued.processing_status, ProcessingStatus::kReady);
+  EXPECT_EQ(requeued.lease_owner, std::nullopt);
+  EXPECT_EQ(requeued.lease_expires_at, std::nullopt);
   // FAILED_TERMINAL and FAILED_RETRYABLE are requeued too; COMPLETED not.
   for (ProcessingStatus end :
        {ProcessingStatus::kFailedTerminal, ProcessingStatus::kFailedRetryable,
@@ -1042,7 +1053,7 @@ TEST_P(RepositoryTest, RequeueMakesAFailedDatasetEligibleAgain) {
     repo().AcquireDatasetLease(d.key(), kRunB, 2000, 600);
     ASSERT_EQ(repo().ReleaseDatasetLease(d.key(), kRunB, end, kT0),
               ReleaseResult::kReleased);
-    r = repo().RequeueDataset(d.key(), kT1);
+    r = repo().RequeueDataset(d.key(), 2000, kT0);
     EXPECT_EQ(r.status, end == ProcessingStatus::kCompleted ? R::kNotRequeueable
                                                             : R::kRequeued)
         << ProcessingStatusName(end);
@@ -1052,7 +1063,7 @@ TEST_P(RepositoryTest, RequeueMakesAFailedDatasetEligibleAgain) {
   EXPECT_THROW(
       repo().RequeueDataset(
           MakeDataset(kNova, kDs2, "AAVSO", DatasetType::kPhotometry).key(),
-          kT1),
+          2000, kT1),
       TerminalError);
 }
 

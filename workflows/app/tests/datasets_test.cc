@@ -24,6 +24,7 @@ constexpr const char* kNew = "11111111-1111-4111-8111-111111111111";
 constexpr const char* kRun = "3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c";
 constexpr const char* kT0 = "2026-11-25T13:45:00Z";
 constexpr const char* kT1 = "2026-11-28T09:00:00Z";
+constexpr int64_t kNow = 1795856400;  // kT1
 
 class DatasetsTest : public ::testing::Test {
  protected:
@@ -74,7 +75,7 @@ class DatasetsTest : public ::testing::Test {
   }
   std::vector<Dataset> List() { return repository_.ListNovaDatasets(kNova); }
   RequeueAnswer Requeue(const std::string& id) {
-    return RequeueDataset(repository_, kNova, id, kT1, "/tmp/cat.db");
+    return RequeueDataset(repository_, kNova, id, kNow, "/tmp/cat.db");
   }
 
   store::MemoryTable table_;
@@ -150,11 +151,12 @@ TEST_F(DatasetsTest, RequeueRefusesWhatIsNotAFailedSpectraDataset) {
   };
   refused(kValid, std::string("dataset ") + kValid + of +
                       " is COMPLETED: only a QUARANTINED, FAILED_TERMINAL or "
-                      "FAILED_RETRYABLE dataset is requeued");
+                      "FAILED_RETRYABLE dataset, or one whose lease expired, "
+                      "is requeued");
   refused(kNew, std::string("dataset ") + kNew + of +
                     " is without a processing status (never leased): only a "
-                    "QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE dataset "
-                    "is requeued");
+                    "QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE "
+                    "dataset, or one whose lease expired, is requeued");
   refused(kCurve, std::string("dataset ") + kCurve + of +
                       " is PHOTOMETRY: only a SPECTRA dataset is requeued (a "
                       "photometry file is ingested when its object is "

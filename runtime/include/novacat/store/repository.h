@@ -603,25 +603,31 @@ class Repository {
   // AP-DISC-4: UpdateItem dataset SET eligibility = <e>,
   // GSI1PK = NOVA#<nova_id>, GSI1SK = ELIG#<e>#<dataset_id>, updated_at; or,
   // with nullopt, REMOVE eligibility, GSI1PK, GSI1SK (the dataset leaves
-  // GSI1). Condition attribute_exists(PK). Idempotent. `eligibility` is a
-  // key component (kEligibilityDownload for AP-DL-1).
+  // GSI1). Condition attribute_exists(PK) [AND the lease fence, as the
+  // dataset updates below]. Idempotent. `eligibility` is a key component
+  // (kEligibilityDownload for AP-DL-1).
   UpdateOutcome SetDownloadEligibility(
       const DatasetKey& key, const std::optional<std::string>& eligibility,
-      const std::string& updated_at);
+      const std::string& updated_at,
+      const std::optional<std::string>& lease_owner = std::nullopt);
 
   // --- download_and_validate_spectra / ingest_photometry_dataset ----------
 
   // An operator's decision after review: a SPECTRA dataset that runs left
-  // QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE is made
-  // download-eligible again: UpdateItem dataset SET processing_status =
-  // READY, eligibility = DOWNLOAD with its GSI1 keys, updated_at, REMOVE
-  // failed_runs; condition attribute_exists(PK) AND processing_status IN
-  // (QUARANTINED, FAILED_TERMINAL, FAILED_RETRYABLE). The validation result
-  // stays until the next run writes its own. On the condition failure the
-  // item is read: absent -> kNotFound, else kNotRequeueable with its
-  // status (a live lease, COMPLETED, not yet failed). TerminalError for a
-  // PHOTOMETRY key: its runs start from the object, not from GSI1.
-  RequeueResult RequeueDataset(const DatasetKey& key,
+  // QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE, or whose lease
+  // expired (a run that died holding it), is made download-eligible again:
+  // UpdateItem dataset SET processing_status = READY, eligibility =
+  // DOWNLOAD with its GSI1 keys, updated_at, REMOVE failed_runs,
+  // lease_owner, lease_expires_at; condition attribute_exists(PK) AND
+  // (processing_status IN (QUARANTINED, FAILED_TERMINAL, FAILED_RETRYABLE)
+  // OR (processing_status = IN_PROGRESS AND lease_expires_at < :now)). The
+  // validation result stays until the next run writes its own. On the
+  // condition failure the item is read: absent -> kNotFound; READY and
+  // eligible with this very updated_at -> kRequeued (a retry whose first
+  // write landed); else kNotRequeueable with its status (a live lease,
+  // COMPLETED, never leased). TerminalError for a PHOTOMETRY key: its runs
+  // start from the object, not from GSI1.
+  RequeueResult RequeueDataset(const DatasetKey& key, int64_t now,
                                const std::string& updated_at);
 
   // AP-DL-1: Query GSI1 (DatasetEligibilityIndex) GSI1PK = NOVA#<nova_id>,
@@ -657,8 +663,9 @@ class Repository {
   // above 0 (else REMOVE failed_runs), REMOVE lease_owner, lease_expires_at;
   // condition processing_status = IN_PROGRESS AND lease_owner = :owner.
   // The holder computes failed_runs from the item it read under its lease:
-  // no one else writes the item meanwhile, and the count moves with the
-  // release, so a retried release cannot count a run twice.
+  // nothing else writes failed_runs while a lease is held (RequeueDataset
+  // takes only a failed dataset or an expired lease), and the count moves
+  // with the release, so a retried release cannot count a run twice.
   // On the condition failure the item is read: absent -> kNotFound; already
   // `next` with no lease -> kReleased (a retry whose first write landed);
   // otherwise kNotHeld (the lease was taken over; the caller's work must be
