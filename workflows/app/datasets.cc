@@ -18,10 +18,6 @@ json OrNull(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-std::string OrDash(const std::optional<std::string>& value) {
-  return value ? *value : "-";
-}
-
 std::string ProcessingText(const std::optional<store::ProcessingStatus>& s) {
   return s ? store::ProcessingStatusName(*s) : "-";
 }

@@ -64,10 +64,6 @@ json OrNull(const std::optional<int64_t>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-std::string OrDash(const std::optional<std::string>& value) {
-  return value ? *value : "-";
-}
-
 std::string RunTitle(const JobsReport& report) {
   const JobsQuery& query = report.query;
   if (query.job_run_id)

@@ -512,18 +512,18 @@ std::unique_ptr<novacat::store::Table> OpenExistingStore(
   return std::make_unique<novacat::store::SqliteTable>(store.db);
 }
 
-// A nova or dataset id given to an operator command, checked before the store
-// is touched: the usage error, or nullopt.
-std::optional<std::string> CheckIdOption(const std::string& flag,
+// An id given to an operator command as `flag`, checked before the store is
+// touched: "<flag> '<id>' is not a <what> id (a UUID)", or nullopt.
+std::optional<std::string> CheckIdOption(const char* flag, const char* what,
                                          const std::string& id) {
   if (novacat::domain::IsUuid(id)) return std::nullopt;
-  return flag + " '" + id + "' is not a " +
-         (flag == "--nova" ? "nova id" : "dataset id") + " (a UUID)";
+  return std::string(flag) + " '" + id + "' is not a " + what + " id (a UUID)";
 }
 
 int ListDatasets(const std::string& nova_id, const StoreChoice& store,
                  const std::string& format) {
-  if (std::optional<std::string> invalid = CheckIdOption("--nova", nova_id)) {
+  if (std::optional<std::string> invalid =
+          CheckIdOption("--nova", "nova", nova_id)) {
     std::fprintf(stderr, "novacat datasets list: %s\n", invalid->c_str());
     return kExitInvalid;
   }
@@ -547,13 +547,11 @@ int ListDatasets(const std::string& nova_id, const StoreChoice& store,
 
 int RequeueDataset(const std::string& nova_id, const std::string& dataset_id,
                    const StoreChoice& store) {
-  for (const auto& [flag, id] :
-       {std::pair{std::string("--nova"), nova_id},
-        std::pair{std::string("--dataset"), dataset_id}}) {
-    if (std::optional<std::string> invalid = CheckIdOption(flag, id)) {
-      std::fprintf(stderr, "novacat datasets requeue: %s\n", invalid->c_str());
-      return kExitInvalid;
-    }
+  std::optional<std::string> invalid = CheckIdOption("--nova", "nova", nova_id);
+  if (!invalid) invalid = CheckIdOption("--dataset", "dataset", dataset_id);
+  if (invalid) {
+    std::fprintf(stderr, "novacat datasets requeue: %s\n", invalid->c_str());
+    return kExitInvalid;
   }
   std::unique_ptr<novacat::store::Table> table =
       OpenExistingStore(store, "datasets requeue");

@@ -4,10 +4,16 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace novacat::workflows {
+
+// A cell of an optional text: the text, or "-" when absent.
+inline std::string OrDash(const std::optional<std::string>& value) {
+  return value ? *value : "-";
+}
 
 // Rows of cells as aligned text: two spaces between columns, the columns
 // in `right` right-aligned, no trailing spaces, "\n" after every row.

@@ -122,6 +122,20 @@ std::string DatasetPrefix(DatasetType type, std::string_view provider) {
          std::string(provider) + "#";
 }
 
+// GSI1 (DatasetEligibilityIndex): a dataset eligible for `eligibility` is
+// under GSI1PK = NOVA#<nova_id>, GSI1SK = ELIG#<eligibility>#<dataset_id>.
+std::string EligibilityPrefix(std::string_view eligibility) {
+  return "ELIG#" + std::string(eligibility) + "#";
+}
+
+// The update that puts dataset `key` in GSI1 under `eligibility`.
+void SetEligibility(Update& update, const DatasetKey& key,
+                    std::string_view eligibility) {
+  update.set["eligibility"] = eligibility;
+  update.set["GSI1PK"] = NovaKey(key.nova_id).pk;
+  update.set["GSI1SK"] = EligibilityPrefix(eligibility) + key.dataset_id;
+}
+
 QueryRequest PrefixQuery(Index index, std::string pk, std::string prefix) {
   QueryRequest request;
   request.index = index;
@@ -573,8 +587,8 @@ Item Dataset::ToItem() const {
   item["PK"] = k.pk;
   item["SK"] = k.sk;
   if (eligibility) {
-    item["GSI1PK"] = "NOVA#" + nova_id;
-    item["GSI1SK"] = "ELIG#" + *eligibility + "#" + dataset_id;
+    item["GSI1PK"] = NovaKey(nova_id).pk;
+    item["GSI1SK"] = EligibilityPrefix(*eligibility) + dataset_id;
   }
   item["entity"] = "Dataset";
   item["nova_id"] = nova_id;
@@ -1067,9 +1081,7 @@ UpdateOutcome Repository::SetDownloadEligibility(
   Update update;
   if (eligibility) {
     CheckPart(op, "eligibility", *eligibility);
-    update.set["eligibility"] = *eligibility;
-    update.set["GSI1PK"] = "NOVA#" + key.nova_id;
-    update.set["GSI1SK"] = "ELIG#" + *eligibility + "#" + key.dataset_id;
+    SetEligibility(update, key, *eligibility);
   } else {
     update.remove = {"eligibility", "GSI1PK", "GSI1SK"};
   }
@@ -1092,10 +1104,7 @@ RequeueResult Repository::RequeueDataset(const DatasetKey& key, int64_t now,
   Update update;
   update.set[kProcessingStatus] =
       ProcessingStatusName(ProcessingStatus::kReady);
-  update.set["eligibility"] = kEligibilityDownload;
-  update.set["GSI1PK"] = "NOVA#" + key.nova_id;
-  update.set["GSI1SK"] =
-      std::string("ELIG#") + kEligibilityDownload + "#" + key.dataset_id;
+  SetEligibility(update, key, kEligibilityDownload);
   update.set["updated_at"] = updated_at;
   update.remove = {kFailedRuns, kLeaseOwner, kLeaseExpiresAt};
   Condition condition = Condition::And(
@@ -1126,9 +1135,8 @@ std::vector<Dataset> Repository::QueryEligibleDatasets(
     std::string_view nova_id) {
   CheckPart("QueryEligibleDatasets", "nova_id", nova_id);
   return ReadAll<Dataset>(
-      table_.QueryAll(
-          PrefixQuery(Index::kGsi1, NovaKey(nova_id).pk,
-                      "ELIG#" + std::string(kEligibilityDownload) + "#")),
+      table_.QueryAll(PrefixQuery(Index::kGsi1, NovaKey(nova_id).pk,
+                                  EligibilityPrefix(kEligibilityDownload))),
       "Dataset");
 }
 
