@@ -5,6 +5,12 @@
 # README's "Deploy" section lists; it checks first what would otherwise
 # fail late (a zip not built, the bucket missing) and says how to fix it.
 #
+# The zips go under a prefix named by their content, <prefix><code id>/,
+# the code id the first 16 hex digits of the SHA-256 of the lines
+# "<workflow> <the zip's SHA-256>" in workflow order: CloudFormation updates
+# a function's code only when its S3 key changes, so new step logic is a
+# new key (the same zips, the same key: nothing to update, exit 0).
+#
 #   scripts/deploy.sh --bucket BUCKET [--stack-name NAME] [--prefix PREFIX]
 #                     [--build-dir DIR] [--table-name NAME]
 #                     [--event-bus-name NAME] [--alarm-topic ARN]
@@ -75,15 +81,26 @@ if ! "${aws[@]}" s3api head-bucket --bucket "$bucket" >/dev/null 2>&1; then
   exit 2
 fi
 
+code_id=$(for w in $workflows; do
+  echo "$w $(sha256sum "$build/lambda/$w.zip" | cut -d' ' -f1)"
+done | sha256sum | cut -c1-16)
+code_prefix="$prefix$code_id/"
+# A key holds one content: one already there (the same zips deployed
+# before) is not uploaded again.
 for w in $workflows; do
-  echo "deploy: s3://$bucket/$prefix$w.zip"
+  if "${aws[@]}" s3api head-object --bucket "$bucket" \
+    --key "$code_prefix$w.zip" >/dev/null 2>&1; then
+    echo "deploy: s3://$bucket/$code_prefix$w.zip (already there)"
+    continue
+  fi
+  echo "deploy: s3://$bucket/$code_prefix$w.zip"
   "${aws[@]}" s3 cp --only-show-errors "$build/lambda/$w.zip" \
-    "s3://$bucket/$prefix$w.zip"
+    "s3://$bucket/$code_prefix$w.zip"
 done
 # The template is over CloudFormation's 51,200-byte inline limit:
 # --s3-bucket uploads it.
 "${aws[@]}" cloudformation deploy --template-file "$template" \
   --stack-name "$stack" --s3-bucket "$bucket" --s3-prefix "${prefix}templates" \
-  --parameter-overrides "ArtifactBucket=$bucket" "ArtifactKeyPrefix=$prefix" \
-  ${overrides[@]+"${overrides[@]}"} \
-  --capabilities CAPABILITY_IAM
+  --parameter-overrides "ArtifactBucket=$bucket" \
+  "ArtifactKeyPrefix=$code_prefix" ${overrides[@]+"${overrides[@]}"} \
+  --capabilities CAPABILITY_IAM --no-fail-on-empty-changeset

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
+#include <utility>
 
 #include "emit/asl_emitter.h"
 #include "emit/json_build.h"
@@ -98,6 +99,10 @@ constexpr int kTargetRetries = 185;
 constexpr int kTargetEventAgeSeconds = 86400;
 constexpr int kUndeliveredRetentionSeconds = 1209600;
 
+// The stack's schedules' group: its own, so that the Scheduler's metrics
+// of it (kept per group) count the stack's schedules and no one else's.
+constexpr const char* kSchedules = "NovaCatSchedules";
+
 // Lambda's asynchronous invocation (a per-nova schedule's): its retries and
 // the age past which it gives up, its defaults.
 constexpr int kAsyncRetries = 2;
@@ -172,28 +177,32 @@ Json AlarmTopicIfGiven() {
             Ref("AWS::NoValue")}}};
 }
 
-// An alarm when `metric` (its `statistic` over 5 minutes, of the one
-// dimension `dimension` = `value`) reaches 1; no data is not an alarm. It
+// A metric's dimension, as an alarm names it.
+Json Dimension(const char* name, Json value) {
+  return {{"Name", name}, {"Value", std::move(value)}};
+}
+
+// An alarm when `metric` (its `statistic` over 5 minutes, of exactly
+// `dimensions`, Dimension's) reaches 1; no data is not an alarm. It
 // notifies the alarm topic, when the stack has one, of the alarm and of
 // its end.
 Json FirstOccurrenceAlarm(std::string description, const char* metric_namespace,
                           const char* metric, const char* statistic,
-                          const char* dimension, Json value) {
-  return {
-      {"Type", "AWS::CloudWatch::Alarm"},
-      {"Properties",
-       {{"AlarmDescription", std::move(description)},
-        {"Namespace", metric_namespace},
-        {"MetricName", metric},
-        {"Dimensions", {{{"Name", dimension}, {"Value", std::move(value)}}}},
-        {"Statistic", statistic},
-        {"Period", 300},
-        {"EvaluationPeriods", 1},
-        {"Threshold", 1},
-        {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
-        {"TreatMissingData", "notBreaching"},
-        {"AlarmActions", AlarmTopicIfGiven()},
-        {"OKActions", AlarmTopicIfGiven()}}}};
+                          Json dimensions) {
+  return {{"Type", "AWS::CloudWatch::Alarm"},
+          {"Properties",
+           {{"AlarmDescription", std::move(description)},
+            {"Namespace", metric_namespace},
+            {"MetricName", metric},
+            {"Dimensions", std::move(dimensions)},
+            {"Statistic", statistic},
+            {"Period", 300},
+            {"EvaluationPeriods", 1},
+            {"Threshold", 1},
+            {"ComparisonOperator", "GreaterThanOrEqualToThreshold"},
+            {"TreatMissingData", "notBreaching"},
+            {"AlarmActions", AlarmTopicIfGiven()},
+            {"OKActions", AlarmTopicIfGiven()}}}};
 }
 
 // Whether a `for_each: nova` schedule invokes the workflow's function.
@@ -274,8 +283,14 @@ class WorkflowPartBuilder {
     fn["Runtime"] = "provided.al2023";
     fn["Handler"] = w;
     fn["Architectures"] = {"x86_64"};
-    fn["Code"] = {{"S3Bucket", Ref("ArtifactBucket")},
-                  {"S3Key", Sub("${ArtifactKeyPrefix}" + w + ".zip")}};
+    // The key joins Ref ArtifactKeyPrefix rather than naming it inside an
+    // Fn::Sub: the same key on AWS, and moto's CloudFormation (which
+    // stack_deploy updates) sees a changed prefix only through a Ref.
+    fn["Code"] = {
+        {"S3Bucket", Ref("ArtifactBucket")},
+        {"S3Key",
+         {{"Fn::Join", Json::array({"", Json::array({Ref("ArtifactKeyPrefix"),
+                                                     w + ".zip"})})}}}};
     int64_t timeout = LargestTaskTimeout(spec.graph);
     fn["Timeout"] = timeout <= 0 ? 60 : std::min(timeout, kLambdaMaxTimeout);
     fn["MemorySize"] = kMemoryMb;
@@ -360,7 +375,8 @@ class WorkflowPartBuilder {
 
     part_.resources[p + "FailedExecutionsAlarm"] = FirstOccurrenceAlarm(
         fmt::format("An execution of {} failed.", w), "AWS/States",
-        "ExecutionsFailed", "Sum", "StateMachineArn", Ref(machine));
+        "ExecutionsFailed", "Sum",
+        Json::array({Dimension("StateMachineArn", Ref(machine))}));
 
     Schedules(spec, function, machine);
     ObjectCreatedRules(spec, machine);
@@ -405,6 +421,7 @@ class WorkflowPartBuilder {
            {{"Description", fmt::format("Starts {}{} ({}).", w,
                                         each_nova ? " once per nova" : "",
                                         schedule.expression)},
+            {"GroupName", Ref(kSchedules)},
             {"ScheduleExpression", schedule.expression},
             {"FlexibleTimeWindow", {{"Mode", "OFF"}}},
             {"Target", target}}}};
@@ -564,6 +581,7 @@ class StackBuilder {
       Merge(outputs_, std::move(part.outputs));
     }
     Routes();
+    ScheduleGroup();
     UndeliveredEvents();
     root["Resources"] = std::move(resources_);
     outputs_["NovaCatTableName"] = {
@@ -708,18 +726,27 @@ class StackBuilder {
     Merge(resources_, std::move(routes));
   }
 
+  bool HasResourceOfType(const char* type) const {
+    return std::any_of(resources_.begin(), resources_.end(),
+                       [&](const Json& r) { return r["Type"] == type; });
+  }
+
+  // kSchedules, when the stack has a schedule (each names it).
+  void ScheduleGroup() {
+    if (HasResourceOfType("AWS::Scheduler::Schedule"))
+      resources_[kSchedules] = {{"Type", "AWS::Scheduler::ScheduleGroup"}};
+  }
+
   // The dead-letter queue (kUndelivered) of every rule and schedule, its
   // policy (each rule of the stack may send to it) and its alarm, when the
-  // stack has a rule or a schedule.
+  // stack has a rule or a schedule; then an alarm on each way into the
+  // queue failing (DeadLetterFailureAlarms).
   void UndeliveredEvents() {
     Json rules = Json::array();
-    bool schedules = false;
-    for (const auto& [id, resource] : resources_.items()) {
+    for (const auto& [id, resource] : resources_.items())
       if (resource["Type"] == "AWS::Events::Rule")
         rules.push_back(GetAtt(id, "Arn"));
-      schedules = schedules || resource["Type"] == "AWS::Scheduler::Schedule";
-    }
-    if (rules.empty() && !schedules) return;
+    if (rules.empty() && !HasResourceOfType("AWS::Scheduler::Schedule")) return;
     const std::string queue = kUndelivered;
     resources_[queue] = {
         {"Type", "AWS::SQS::Queue"},
@@ -744,13 +771,69 @@ class StackBuilder {
     resources_[queue + "Alarm"] = FirstOccurrenceAlarm(
         "An event or a scheduled invocation could not be delivered; it is "
         "kept in the NovaCatUndeliveredEvents queue.",
-        "AWS/SQS", "ApproximateNumberOfMessagesVisible", "Maximum", "QueueName",
-        GetAtt(queue, "QueueName"));
+        "AWS/SQS", "ApproximateNumberOfMessagesVisible", "Maximum",
+        Json::array({Dimension("QueueName", GetAtt(queue, "QueueName"))}));
     outputs_[queue + "Url"] = {
         {"Description",
          "The queue of the events and scheduled invocations that could not "
          "be delivered."},
         {"Value", Ref(queue)}};
+    DeadLetterFailureAlarms();
+  }
+
+  // What the dead-letter queue refuses (a policy or a key that does not
+  // let the sender, a message over SQS's size) is lost, and each sender
+  // counts it in its own metric: an alarm on each, <sender>DeadLetterAlarm,
+  // in the order of the senders' resources.
+  // - A rule (AWS/Events InvocationsFailedToBeSentToDlq): of RuleName on
+  //   the default bus, of EventBusName and RuleName on another. The rule's
+  //   name is the last part of its ARN, arn:...:rule/[<bus>/]<name> (its
+  //   Ref is not the name alone on every bus).
+  // - The schedules (AWS/Scheduler InvocationsFailedToBeSentToDeadLetter-
+  //   Count, kept per group): of kSchedules.
+  // - A per-nova function's asynchronous invocation (AWS/Lambda
+  //   DestinationDeliveryFailures): of its FunctionName.
+  void DeadLetterFailureAlarms() {
+    Json alarms = Json::object();
+    for (const auto& [id, resource] : std::as_const(resources_).items()) {
+      const Json& type = resource["Type"];
+      if (type == "AWS::Events::Rule") {
+        const Json& properties = resource["Properties"];
+        const bool on_bus = properties.contains("EventBusName");
+        Json dimensions = Json::array();
+        if (on_bus)
+          dimensions.push_back(
+              Dimension("EventBusName", properties["EventBusName"]));
+        dimensions.push_back(Dimension(
+            "RuleName",
+            {{"Fn::Select",
+              {on_bus ? 2 : 1, {{"Fn::Split", {"/", GetAtt(id, "Arn")}}}}}}));
+        alarms[id + "DeadLetterAlarm"] = FirstOccurrenceAlarm(
+            fmt::format("{}: an event the rule could not deliver could not "
+                        "be kept in the {} queue either; it is lost.",
+                        id, kUndelivered),
+            "AWS/Events", "InvocationsFailedToBeSentToDlq", "Sum",
+            std::move(dimensions));
+      } else if (type == "AWS::Scheduler::ScheduleGroup") {
+        alarms[id + "DeadLetterAlarm"] = FirstOccurrenceAlarm(
+            fmt::format("A schedule's failed invocation could not be kept in "
+                        "the {} queue; it is lost.",
+                        kUndelivered),
+            "AWS/Scheduler", "InvocationsFailedToBeSentToDeadLetterCount",
+            "Sum", Json::array({Dimension("ScheduleGroup", Ref(id))}));
+      } else if (type == "AWS::Lambda::EventInvokeConfig") {
+        const std::string& function =
+            resource["Properties"]["FunctionName"]["Ref"]
+                .get_ref<const std::string&>();
+        alarms[function + "DeadLetterAlarm"] = FirstOccurrenceAlarm(
+            fmt::format("{}: the record of a failed asynchronous invocation "
+                        "could not be kept in the {} queue; it is lost.",
+                        function, kUndelivered),
+            "AWS/Lambda", "DestinationDeliveryFailures", "Sum",
+            Json::array({Dimension("FunctionName", Ref(function))}));
+      }
+    }
+    Merge(resources_, std::move(alarms));
   }
 
   std::vector<const WorkflowSpec*> specs_;  // in name order

@@ -8,7 +8,7 @@
 // Contracts other code relies on (keep the names):
 // - Parameters: ArtifactBucket (the S3 bucket of the Lambda zips, no
 //   default), ArtifactKeyPrefix (default ""; workflow w's zip is at
-//   `${ArtifactKeyPrefix}w.zip`), TableName (default NovaCat), EventBusName
+//   `<ArtifactKeyPrefix>w.zip`), TableName (default NovaCat), EventBusName
 //   (default novacat).
 // - Logical ids: NovaCatTable, NovaCatEventBus; per workflow w with
 //   P = PascalName(w): PFunction, PFunctionRole, PFunctionLogGroup,

@@ -142,11 +142,22 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
   }
   for (const auto& [id, type] :
        std::vector<std::pair<std::string, std::string>>{
+           {"NovaCatSchedules", "AWS::Scheduler::ScheduleGroup"},
            {"NovaCatUndeliveredEvents", "AWS::SQS::Queue"},
            {"NovaCatUndeliveredEventsPolicy", "AWS::SQS::QueuePolicy"},
            {"NovaCatUndeliveredEventsAlarm", "AWS::CloudWatch::Alarm"}}) {
     expected_ids.push_back(id);
     expected_types.push_back(type);
+  }
+  // Each way into the queue, in the order of its resource.
+  for (const char* sender :
+       {"DiscoverSpectraProductsFunction",
+        "DiscoverSpectraProductsScheduleRoute", "RefreshReferencesFunction",
+        "RefreshReferencesScheduleRoute", "RouteIngestNewNovaRefreshReferences",
+        "RouteIngestNewNovaDiscoverSpectraProducts",
+        "RouteInitializeNovaIngestNewNova", "NovaCatSchedules"}) {
+    expected_ids.push_back(std::string(sender) + "DeadLetterAlarm");
+    expected_types.push_back("AWS::CloudWatch::Alarm");
   }
   EXPECT_EQ(ids, expected_ids);
   EXPECT_EQ(types, expected_types);
@@ -236,7 +247,7 @@ TEST(StackEmitterTest, InitializeNovaFunctionAndPolicies) {
       "Handler": "initialize_nova",
       "Architectures": ["x86_64"],
       "Code": {"S3Bucket": {"Ref": "ArtifactBucket"},
-               "S3Key": {"Fn::Sub": "${ArtifactKeyPrefix}initialize_nova.zip"}},
+               "S3Key": {"Fn::Join": ["", [{"Ref": "ArtifactKeyPrefix"}, "initialize_nova.zip"]]}},
       "Timeout": 60,
       "MemorySize": 512,
       "Role": {"Fn::GetAtt": ["InitializeNovaFunctionRole", "Arn"]},
@@ -409,12 +420,107 @@ TEST(StackEmitterTest, UndeliveredEventsGoToOneQueue) {
   EXPECT_EQ(targets, 7);  // 5 rules, 2 schedules
 }
 
-// A stack with no rule and no schedule has no dead-letter queue.
+// What the dead-letter queue refuses is lost: each sender's count of those
+// is alarmed, with the dimensions its service publishes it under (a rule
+// on our bus, the rule on the default bus, the schedules' group, a
+// per-nova function's asynchronous invocation).
+TEST(StackEmitterTest, DeadLettersTheQueueRefusesAreAlarmed) {
+  Json r = Stack(Load(
+      {"specs/discover_spectra_products.yaml",
+       "specs/download_and_validate_spectra.yaml", "specs/ingest_new_nova.yaml",
+       "specs/ingest_photometry_dataset.yaml", "specs/initialize_nova.yaml",
+       "specs/refresh_references.yaml"}))["Resources"];
+  const std::string actions = R"(
+      "AlarmActions": {"Fn::If": ["NotifyAlarms", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]},
+      "OKActions": {"Fn::If": ["NotifyAlarms", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}}})";
+  const std::string first_occurrence = R"(
+      "Statistic": "Sum", "Period": 300, "EvaluationPeriods": 1,
+      "Threshold": 1, "ComparisonOperator": "GreaterThanOrEqualToThreshold",
+      "TreatMissingData": "notBreaching",)";
+  EXPECT_EQ(r["RouteInitializeNovaIngestNewNovaDeadLetterAlarm"],
+            Json::parse(R"({
+    "Type": "AWS::CloudWatch::Alarm",
+    "Properties": {
+      "AlarmDescription": "RouteInitializeNovaIngestNewNova: an event the rule could not deliver could not be kept in the NovaCatUndeliveredEvents queue either; it is lost.",
+      "Namespace": "AWS/Events",
+      "MetricName": "InvocationsFailedToBeSentToDlq",
+      "Dimensions": [
+        {"Name": "EventBusName", "Value": {"Fn::GetAtt": ["NovaCatEventBus", "Name"]}},
+        {"Name": "RuleName", "Value": {"Fn::Select": [2, {"Fn::Split": ["/",
+          {"Fn::GetAtt": ["RouteInitializeNovaIngestNewNova", "Arn"]}]}]}}],)" +
+                        first_occurrence + actions));
+  EXPECT_EQ(r["IngestPhotometryDatasetObjectCreatedDeadLetterAlarm"],
+            Json::parse(R"({
+    "Type": "AWS::CloudWatch::Alarm",
+    "Properties": {
+      "AlarmDescription": "IngestPhotometryDatasetObjectCreated: an event the rule could not deliver could not be kept in the NovaCatUndeliveredEvents queue either; it is lost.",
+      "Namespace": "AWS/Events",
+      "MetricName": "InvocationsFailedToBeSentToDlq",
+      "Dimensions": [
+        {"Name": "RuleName", "Value": {"Fn::Select": [1, {"Fn::Split": ["/",
+          {"Fn::GetAtt": ["IngestPhotometryDatasetObjectCreated", "Arn"]}]}]}}],)" +
+                        first_occurrence + actions));
+  EXPECT_EQ(r["NovaCatSchedules"],
+            Json::parse(R"({"Type": "AWS::Scheduler::ScheduleGroup"})"));
+  EXPECT_EQ(r["NovaCatSchedulesDeadLetterAlarm"],
+            Json::parse(R"({
+    "Type": "AWS::CloudWatch::Alarm",
+    "Properties": {
+      "AlarmDescription": "A schedule's failed invocation could not be kept in the NovaCatUndeliveredEvents queue; it is lost.",
+      "Namespace": "AWS/Scheduler",
+      "MetricName": "InvocationsFailedToBeSentToDeadLetterCount",
+      "Dimensions": [{"Name": "ScheduleGroup", "Value": {"Ref": "NovaCatSchedules"}}],)" +
+                        first_occurrence + actions));
+  EXPECT_EQ(r["RefreshReferencesFunctionDeadLetterAlarm"],
+            Json::parse(R"({
+    "Type": "AWS::CloudWatch::Alarm",
+    "Properties": {
+      "AlarmDescription": "RefreshReferencesFunction: the record of a failed asynchronous invocation could not be kept in the NovaCatUndeliveredEvents queue; it is lost.",
+      "Namespace": "AWS/Lambda",
+      "MetricName": "DestinationDeliveryFailures",
+      "Dimensions": [{"Name": "FunctionName", "Value": {"Ref": "RefreshReferencesFunction"}}],)" +
+                        first_occurrence + actions));
+  // Every rule, the group and every function invoked asynchronously have
+  // one, and nothing else does; every schedule is in the group.
+  std::vector<std::string> senders, alarmed;
+  for (const auto& [id, resource] : r.items()) {
+    const Json& type = resource["Type"];
+    if (type == "AWS::Events::Rule" || type == "AWS::Scheduler::ScheduleGroup")
+      senders.push_back(id);
+    if (type == "AWS::Lambda::EventInvokeConfig")
+      senders.push_back(resource["Properties"]["FunctionName"]["Ref"]);
+    const std::string suffix = "DeadLetterAlarm";
+    if (id.size() > suffix.size() &&
+        id.compare(id.size() - suffix.size(), suffix.size(), suffix) == 0)
+      alarmed.push_back(id.substr(0, id.size() - suffix.size()));
+    if (type == "AWS::Scheduler::Schedule") {
+      EXPECT_EQ(resource["Properties"]["GroupName"],
+                Json::parse(R"({"Ref": "NovaCatSchedules"})"))
+          << id;
+    }
+  }
+  EXPECT_EQ(senders.size(), 12u);  // 7 rules, the group, 4 functions
+  EXPECT_EQ(alarmed, senders);
+}
+
+// A stack with no rule and no schedule has no dead-letter queue, no
+// schedule group and nothing to alarm on their failures.
 TEST(StackEmitterTest, NoQueueWithoutARuleOrASchedule) {
   Json r = Stack(Load({"specs/initialize_nova.yaml"}))["Resources"];
   EXPECT_FALSE(r.contains("NovaCatUndeliveredEvents"));
   EXPECT_FALSE(r.contains("NovaCatUndeliveredEventsPolicy"));
   EXPECT_FALSE(r.contains("NovaCatUndeliveredEventsAlarm"));
+  EXPECT_FALSE(r.contains("NovaCatSchedules"));
+  std::vector<std::string> ids;
+  for (const auto& [id, resource] : r.items()) ids.push_back(id);
+  EXPECT_EQ(
+      ids, (std::vector<std::string>{
+               "NovaCatTable", "NovaCatEventBus", "InitializeNovaFunction",
+               "InitializeNovaFunctionRole", "InitializeNovaFunctionLogGroup",
+               "InitializeNovaFunctionLogsPolicy", "InitializeNovaStateMachine",
+               "InitializeNovaStateMachineRole",
+               "InitializeNovaStateMachineLogGroup",
+               "InitializeNovaFailedExecutionsAlarm"}));
 }
 
 TEST(StackEmitterTest, DefinitionIsTheGeneratedAsl) {
@@ -477,6 +583,7 @@ TEST(StackEmitterTest, Schedule) {
     "Type": "AWS::Scheduler::Schedule",
     "Properties": {
       "Description": "Starts refresh_references (cron(0 3 ? * MON-FRI *)).",
+      "GroupName": {"Ref": "NovaCatSchedules"},
       "ScheduleExpression": "cron(0 3 ? * MON-FRI *)",
       "FlexibleTimeWindow": {"Mode": "OFF"},
       "Target": {"Arn": {"Ref": "RefreshReferencesStateMachine"},
@@ -512,6 +619,7 @@ TEST(StackEmitterTest, PerNovaSchedule) {
     "Type": "AWS::Scheduler::Schedule",
     "Properties": {
       "Description": "Starts refresh_references once per nova (rate(1 day)).",
+      "GroupName": {"Ref": "NovaCatSchedules"},
       "ScheduleExpression": "rate(1 day)",
       "FlexibleTimeWindow": {"Mode": "OFF"},
       "Target": {"Arn": {"Fn::GetAtt": ["RefreshReferencesFunction", "Arn"]},

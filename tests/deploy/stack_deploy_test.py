@@ -9,7 +9,8 @@ server is the aws_moto ctest fixture's (tests/moto_fixture.py): its endpoint
 is line 1 of $NOVACAT_MOTO_STATE.
 
 The deploy runs the commands a user runs (README, "Deploy"), with the `aws`
-CLI:
+CLI: scripts/deploy.sh, and (the mutated stack) by hand, with a fixed
+prefix where deploy.sh's names the zips' content:
 
     aws s3 mb s3://BUCKET
     aws s3 cp <build>/lambda/<w>.zip s3://BUCKET/<PREFIX><w>.zip   (each zip)
@@ -43,7 +44,11 @@ from what was deployed.
 
 What moto 5.2 cannot prove (each said where it matters below):
 - AWS::CloudWatch::Alarm: moto's CloudFormation does not create it ("No
-  Moto CloudFormation support"); the alarms are not checked.
+  Moto CloudFormation support"). The alarms' dimensions that name a
+  deployed rule or function are resolved against what moto created (a
+  rule's name taken from its ARN as the template does); the rest is the
+  emitter's test and cfn-lint's. AWS::Scheduler::ScheduleGroup is not
+  created either.
 - AWS::SQS::QueuePolicy and AWS::Lambda::EventInvokeConfig: not created
   either; the dead-letter queue's policy (each rule of the stack may send
   to it) and a per-nova function's asynchronous invocation (failures to
@@ -94,6 +99,7 @@ import tempfile
 import time
 import unittest
 import uuid
+import zipfile
 
 import boto3
 import botocore.config
@@ -514,6 +520,21 @@ class Deployment:
         return sqs.get_queue_attributes(
             QueueUrl=url, AttributeNames=["All"])["Attributes"]
 
+    def artifact_key_prefix(self):
+        """The deployed stack's ArtifactKeyPrefix (deploy.sh's names the
+        zips' content)."""
+        stack = self.client("cloudformation").describe_stacks(
+            StackName=self.stack)["Stacks"][0]
+        return {p["ParameterKey"]: p["ParameterValue"]
+                for p in stack["Parameters"]}["ArtifactKeyPrefix"]
+
+    def code_sha256(self):
+        """Each deployed function's CodeSha256, by logical id."""
+        lam = self.client("lambda")
+        return {k: lam.get_function(FunctionName=v)["Configuration"]["CodeSha256"]
+                for k, v in self.physical.items()
+                if self.resource_types().get(k) == "AWS::Lambda::Function"}
+
     def bus_arn(self):
         return self.client("events").describe_event_bus(Name=self.bus)["Arn"]
 
@@ -597,7 +618,7 @@ def function_problems(d, specs):
             problems.append((logical, "timeout",
                              f"Timeout {c['Timeout']} s / {c['MemorySize']} MB, the "
                              f"template says {props['Timeout']} s / {props['MemorySize']} MB"))
-        key = f"{d.prefix}{w}.zip"
+        key = f"{d.artifact_key_prefix()}{w}.zip"
         want_sha = zip_sha256(ZIPS[w])
         if c["CodeSha256"] != want_sha:
             try:
@@ -943,6 +964,55 @@ def undelivered_queue_problems(d):
     return []
 
 
+def dead_letter_alarm_problems(d):
+    """Each <sender>DeadLetterAlarm of a rule or a function: its dimensions,
+    resolved on the deployed stack, are the ones the service publishes the
+    sender's metric under: a rule's RuleName (the template takes it from
+    the rule's ARN, with Fn::Select and Fn::Split) is the deployed rule's
+    name, with EventBusName the rule's bus when not the default one; a
+    function's FunctionName is the deployed function's."""
+    with open(d.template) as f:
+        resources = json.load(f)["Resources"]
+    events = d.client("events")
+
+    def deployed_rule(rule):
+        bus = resources[rule]["Properties"].get("EventBusName")
+        return events.describe_rule(Name=d.physical[rule],
+                                    EventBusName=resolve(bus) if bus else "default")
+
+    def resolve(value):
+        if value == {"Fn::GetAtt": ["NovaCatEventBus", "Name"]}:
+            return d.bus
+        if "Ref" in value:
+            return d.physical[value["Ref"]]
+        index, (separator, of) = value["Fn::Select"][0], value["Fn::Select"][1]["Fn::Split"]
+        return deployed_rule(of["Fn::GetAtt"][0])["Arn"].split(separator)[index]
+
+    problems, checked = [], 0
+    for id, alarm in resources.items():
+        sender = id[:-len("DeadLetterAlarm")] if id.endswith("DeadLetterAlarm") else None
+        kind = resources.get(sender, {}).get("Type")
+        if kind not in ("AWS::Events::Rule", "AWS::Lambda::Function"):
+            continue
+        checked += 1
+        got = {dim["Name"]: resolve(dim["Value"])
+               for dim in alarm["Properties"]["Dimensions"]}
+        if kind == "AWS::Lambda::Function":
+            want = {"FunctionName": d.physical[sender]}
+        else:
+            rule = deployed_rule(sender)
+            want = {"RuleName": rule["Name"]}
+            if rule.get("EventBusName", "default") != "default":
+                want = {"EventBusName": rule["EventBusName"], **want}
+        if got != want:
+            problems.append((id, "dimensions", f"{got}, expected {want}"))
+    if checked != 11:  # 7 rules, 4 per-nova functions
+        problems.append(("(stack)", "alarms",
+                         f"{checked} dead-letter alarms of rules and functions, "
+                         f"expected 11"))
+    return problems
+
+
 def iam_problems(d, specs):
     problems = []
     iam = d.client("iam")
@@ -1038,7 +1108,8 @@ def all_problems(d, specs):
             "rules": rule_problems(d, specs),
             "object rules": object_created_problems(d, specs),
             "iam": iam_problems(d, specs),
-            "undelivered": undelivered_queue_problems(d)}
+            "undelivered": undelivered_queue_problems(d),
+            "dead-letter alarms": dead_letter_alarm_problems(d)}
 
 
 # ------------------------------------------------------------------- tests
@@ -1112,6 +1183,7 @@ class StackDeployTest(unittest.TestCase):
         # policy and the per-nova functions' asynchronous invocation).
         want = sorted(k for k, v in types.items()
                       if v not in ("AWS::CloudWatch::Alarm", "AWS::Scheduler::Schedule",
+                                   "AWS::Scheduler::ScheduleGroup",
                                    "AWS::SQS::QueuePolicy",
                                    "AWS::Lambda::EventInvokeConfig"))
         self.assertEqual(sorted(self.d.physical), want)
@@ -1143,6 +1215,9 @@ class StackDeployTest(unittest.TestCase):
 
     def test_undelivered_queue(self):
         self.check(undelivered_queue_problems(self.d))
+
+    def test_dead_letter_alarms_name_the_deployed_senders(self):
+        self.check(dead_letter_alarm_problems(self.d))
 
     def test_iam(self):
         self.check(iam_problems(self.d, self.specs))
@@ -1311,7 +1386,7 @@ def mutate(template):
     # functions: runtime, code, environment, timeout.
     r["IngestNewNovaFunction"]["Properties"]["Runtime"] = "provided.al2"
     r["RefreshReferencesFunction"]["Properties"]["Code"]["S3Key"] = {
-        "Fn::Sub": "${ArtifactKeyPrefix}initialize_nova.zip"}
+        "Fn::Join": ["", [{"Ref": "ArtifactKeyPrefix"}, "initialize_nova.zip"]]}
     r["InitializeNovaFunction"]["Properties"]["Environment"]["Variables"][
         "NOVACAT_EVENT_BUS_NAME"] = "another-bus"
     r["DiscoverSpectraProductsFunction"]["Properties"]["Timeout"] += 1
@@ -1354,6 +1429,17 @@ def mutate(template):
     # dead-letter queue.
     r["RefreshReferencesFunctionRole"]["Properties"]["Policies"][0][
         "PolicyDocument"]["Statement"].pop()
+    # dead-letter alarms: a rule on the bus named by the wrong part of its
+    # ARN (the bus's name), the bus given to the rule on the default bus,
+    # another function.
+    dimensions = lambda id: r[id]["Properties"]["Dimensions"]
+    dimensions("RouteInitializeNovaIngestNewNovaDeadLetterAlarm")[1]["Value"][
+        "Fn::Select"][0] = 1
+    dimensions("IngestPhotometryDatasetObjectCreatedDeadLetterAlarm").insert(
+        0, {"Name": "EventBusName",
+            "Value": {"Fn::GetAtt": ["NovaCatEventBus", "Name"]}})
+    dimensions("RefreshReferencesFunctionDeadLetterAlarm")[0]["Value"] = {
+        "Ref": "DiscoverSpectraProductsFunction"}
     want = {
         "table": {("NovaCatTable", "gsis")},
         "functions": {("IngestNewNovaFunction", "runtime"),
@@ -1379,8 +1465,63 @@ def mutate(template):
                 ("DiscoverSpectraProductsScheduleRole", "statements"),
                 ("RefreshReferencesFunctionRole", "statements")},
         "undelivered": {(UNDELIVERED, "attributes")},
+        "dead-letter alarms": {
+            ("RouteInitializeNovaIngestNewNovaDeadLetterAlarm", "dimensions"),
+            ("IngestPhotometryDatasetObjectCreatedDeadLetterAlarm", "dimensions"),
+            ("RefreshReferencesFunctionDeadLetterAlarm", "dimensions")},
     }
     return t, want
+
+
+class RedeployTest(unittest.TestCase):
+    """scripts/deploy.sh run again: CloudFormation updates a function's code
+    only when its S3 key changes, so deploy.sh puts the zips under a prefix
+    named by their content. New step logic in one zip is deployed (every
+    function then runs its zip); the same zips are the same keys."""
+
+    def test_new_step_logic_is_deployed_and_the_same_zips_change_nothing(self):
+        f = Fixture.get()
+        stack = f"novacat-redeploy-{os.getpid()}"
+        d = Deployment(f.endpoint, stack, f.bucket, f.prefix,
+                       table=f"{stack}-table", bus=f"{stack}-bus")
+        with tempfile.TemporaryDirectory() as build:
+            os.mkdir(os.path.join(build, "lambda"))
+            zips = {w: os.path.join(build, "lambda", f"{w}.zip") for w in f.specs}
+            for w, path in zips.items():
+                shutil.copyfile(ZIPS[w], path)
+            d.assert_created(d.deploy_script(build))
+            want = {pascal(w) + "Function": zip_sha256(z) for w, z in zips.items()}
+            self.assertEqual(d.code_sha256(), want)
+            first_prefix = d.artifact_key_prefix()
+
+            # initialize_nova's step logic changes: its zip gains a file.
+            with zipfile.ZipFile(zips["initialize_nova"], "a") as z:
+                z.writestr("CHANGED", "new step logic\n")
+            status = d.deploy_script(build)
+            self.assertEqual(status, 0, d.deploy_output)
+            self.assertEqual(d.status()[0], "UPDATE_COMPLETE", d.explain_failure())
+            want["InitializeNovaFunction"] = zip_sha256(zips["initialize_nova"])
+            self.assertNotEqual(want["InitializeNovaFunction"],
+                                zip_sha256(ZIPS["initialize_nova"]))
+            self.assertEqual(d.code_sha256(), want)
+            second_prefix = d.artifact_key_prefix()
+            self.assertNotEqual(second_prefix, first_prefix)
+            self.assertRegex(second_prefix, "^" + re.escape(f.prefix) + "[0-9a-f]{16}/$")
+
+            # The same zips again: the same prefix, exit 0. (On AWS the
+            # change set is empty: "No changes to deploy", which
+            # --no-fail-on-empty-changeset makes exit 0; moto runs an
+            # empty one.)
+            status = d.deploy_script(build)
+            self.assertEqual(status, 0, d.deploy_output)
+            self.assertEqual(d.artifact_key_prefix(), second_prefix)
+            # ... and nothing uploaded again.
+            self.assertEqual(
+                [line for line in d.deploy_output.splitlines()
+                 if line.startswith("deploy: ")],
+                [f"deploy: s3://{f.bucket}/{second_prefix}{w}.zip (already there)"
+                 for w in sorted(zips)])
+            self.assertEqual(d.code_sha256(), want)
 
 
 class MutatedStackTest(unittest.TestCase):
