@@ -86,6 +86,7 @@ What moto 5.2 cannot prove (each said where it matters below):
 import ast
 import base64
 import copy
+import functools
 import hashlib
 import json
 import os
@@ -618,9 +619,9 @@ def function_problems(d, specs):
             problems.append((logical, "timeout",
                              f"Timeout {c['Timeout']} s / {c['MemorySize']} MB, the "
                              f"template says {props['Timeout']} s / {props['MemorySize']} MB"))
-        key = f"{d.artifact_key_prefix()}{w}.zip"
         want_sha = zip_sha256(ZIPS[w])
         if c["CodeSha256"] != want_sha:
+            key = f"{d.artifact_key_prefix()}{w}.zip"
             try:
                 s3.head_object(Bucket=d.bucket, Key=key)
                 where = f"s3://{d.bucket}/{key} exists"
@@ -975,6 +976,7 @@ def dead_letter_alarm_problems(d):
         resources = json.load(f)["Resources"]
     events = d.client("events")
 
+    @functools.cache  # a rule is read once, for its dimensions and its ARN's
     def deployed_rule(rule):
         bus = resources[rule]["Properties"].get("EventBusName")
         return events.describe_rule(Name=d.physical[rule],
