@@ -14,9 +14,15 @@ cmake -S . -B build/debug -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
 cmake --build build/debug -j "$jobs"
 ctest --test-dir build/debug --output-on-failure -j "$jobs"
 
+# The sanitized build is a unity build (each target's sources compiled
+# together, 8 to a translation unit): the sanitizers make every copy of a
+# header's templates dearer to compile, and this build would otherwise take
+# half as long again as the Debug one. The Debug build above compiles file
+# by file, so each file's own includes stay checked.
 echo "== build with ASan+UBSan and test"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
-  -DNOVACAT_BUILD_BENCHMARKS=OFF -DPython3_EXECUTABLE="$python" \
+  -DNOVACAT_BUILD_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON \
+  -DPython3_EXECUTABLE="$python" \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
   >/dev/null
 cmake --build build/asan -j "$jobs"

@@ -11,6 +11,7 @@
 #include "refresh_references/refresh_references.hpp"
 
 namespace novacat {
+namespace generated_code_test {
 namespace {
 
 using nlohmann::json;
@@ -147,4 +148,5 @@ TEST(GeneratedCodeTest, IdentityBuilderQuarantinesAmbiguousProducts) {
 }
 
 }  // namespace
+}  // namespace generated_code_test
 }  // namespace novacat

@@ -20,6 +20,7 @@
 #include "novacat/store/table_record_store.h"
 
 namespace novacat {
+namespace workflow_run_test {
 namespace {
 
 using json = nlohmann::json;
@@ -225,4 +226,5 @@ TEST(TaskHandlerTest, TheAttemptEndsWhenTheInvocationReturns) {
 }
 
 }  // namespace
+}  // namespace workflow_run_test
 }  // namespace novacat

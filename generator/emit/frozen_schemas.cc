@@ -13,26 +13,24 @@ namespace novacat {
 
 namespace {
 
-using Json = nlohmann::json;
-
 // One difference between the frozen schema and the one the spec now gives.
 struct Change {
   SourceLocation at;
   std::string what;
 };
 
-bool Required(const Json& schema, const std::string& field) {
-  for (const auto& r : schema.value("required", Json::array()))
+bool Required(const nlohmann::json& schema, const std::string& field) {
+  for (const auto& r : schema.value("required", nlohmann::json::array()))
     if (r == field) return true;
   return false;
 }
 
-bool RejectsUnknown(const Json& schema) {
+bool RejectsUnknown(const nlohmann::json& schema) {
   return schema.value("additionalProperties", true) == false;
 }
 
 // A property schema without what does not constrain a value.
-Json Constraints(Json schema) {
+nlohmann::json Constraints(nlohmann::json schema) {
   if (schema.is_object()) {
     schema.erase("description");
     schema.erase("default");
@@ -40,22 +38,23 @@ Json Constraints(Json schema) {
   return schema;
 }
 
-std::string Values(const std::vector<Json>& values) {
+std::string Values(const std::vector<nlohmann::json>& values) {
   std::string out;
   for (const auto& v : values) out += (out.empty() ? "" : ", ") + v.dump();
   return out;
 }
 
 // What changing a property from `was` to `now` does to version N.
-std::string PropertyChange(const Json& was, const Json& now) {
-  Json a = Constraints(was), b = Constraints(now);
+std::string PropertyChange(const nlohmann::json& was,
+                           const nlohmann::json& now) {
+  nlohmann::json a = Constraints(was), b = Constraints(now);
   if (a == b) return "changed its description or default: compatible";
   // Only the enum differs: narrowed, widened, or both.
-  Json a_rest = a, b_rest = b;
+  nlohmann::json a_rest = a, b_rest = b;
   a_rest.erase("enum");
   b_rest.erase("enum");
   if (a_rest == b_rest && a.contains("enum") && b.contains("enum")) {
-    std::vector<Json> removed, added;
+    std::vector<nlohmann::json> removed, added;
     for (const auto& v : a["enum"])
       if (std::find(b["enum"].begin(), b["enum"].end(), v) == b["enum"].end())
         removed.push_back(v);
@@ -76,13 +75,13 @@ std::string PropertyChange(const Json& was, const Json& now) {
   }
   // Only a bound differs: tightened or loosened.
   for (const char* bound : {"minLength", "minimum"}) {
-    Json a_other = a, b_other = b;
+    nlohmann::json a_other = a, b_other = b;
     a_other.erase(bound);
     b_other.erase(bound);
     if (a_other != b_other) continue;
-    const Json none;
-    const Json& old_bound = a.contains(bound) ? a[bound] : none;
-    const Json& new_bound = b.contains(bound) ? b[bound] : none;
+    const nlohmann::json none;
+    const nlohmann::json& old_bound = a.contains(bound) ? a[bound] : none;
+    const nlohmann::json& new_bound = b.contains(bound) ? b[bound] : none;
     bool tighter = new_bound.is_number() &&
                    (!old_bound.is_number() ||
                     new_bound.get<double>() > old_bound.get<double>());
@@ -100,11 +99,13 @@ std::string PropertyChange(const Json& was, const Json& now) {
 
 // Every difference between `frozen` and `now`, in the order of the spec's
 // fields, then the removed ones, then the event's own properties.
-std::vector<Change> Differences(const Json& frozen, const Json& now,
+std::vector<Change> Differences(const nlohmann::json& frozen,
+                                const nlohmann::json& now,
                                 const EventDef& event) {
   std::vector<Change> changes;
-  const Json& was = frozen.value("properties", Json::object());
-  const Json& is = now.value("properties", Json::object());
+  const nlohmann::json& was =
+      frozen.value("properties", nlohmann::json::object());
+  const nlohmann::json& is = now.value("properties", nlohmann::json::object());
   const bool was_closed = RejectsUnknown(frozen);
   const bool is_closed = RejectsUnknown(now);
   auto field_at = [&](const std::string& name) {
@@ -186,8 +187,8 @@ void CheckFrozenSchemas(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
       const std::string on_disk_path = out_dir + "/" + path;
       std::optional<std::string> frozen = read_file(on_disk_path);
       if (!frozen || *frozen == generated->second.content) continue;
-      Json was = Json::parse(*frozen, nullptr, false);
-      Json now = Json::parse(generated->second.content);
+      nlohmann::json was = nlohmann::json::parse(*frozen, nullptr, false);
+      nlohmann::json now = nlohmann::json::parse(generated->second.content);
       std::vector<Change> changes =
           was.is_discarded()
               ? std::vector<Change>{{event.location,

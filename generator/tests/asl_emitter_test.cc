@@ -16,6 +16,7 @@
 #include "seed_diagnostics.h"
 
 namespace novacat {
+namespace asl_emitter_test {
 namespace {
 
 using testing::UnexpectedDiagnostics;
@@ -222,4 +223,5 @@ TEST(AslLintTest, FindsWhatAslValidatorMisses) {
 }
 
 }  // namespace
+}  // namespace asl_emitter_test
 }  // namespace novacat

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace novacat {
+namespace backoff_test {
 namespace {
 
 TEST(BackoffTest, DefaultPresetIsInterval2Rate5Cap30) {
@@ -56,4 +57,5 @@ TEST(BackoffTest, AslScheduleCapsAtMaxDelay) {
 }
 
 }  // namespace
+}  // namespace backoff_test
 }  // namespace novacat

@@ -13,6 +13,7 @@
 #include "load/spec_loader.h"
 
 namespace novacat {
+namespace checker_test {
 namespace {
 
 // In-memory specs over the real governance files.
@@ -235,4 +236,5 @@ TEST(CompileTest, MarksTheFilesTheOutputFolderAlreadyHolds) {
 }
 
 }  // namespace
+}  // namespace checker_test
 }  // namespace novacat

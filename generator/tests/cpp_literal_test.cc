@@ -7,6 +7,7 @@
 #include "emit/cpp_emitter.h"
 
 namespace novacat {
+namespace cpp_literal_test {
 namespace {
 
 // What each byte becomes, one at a time: the escaper's contract, against
@@ -83,4 +84,5 @@ TEST(CppLiteralTest, RawLiteralHoldsTheTextAsItIs) {
 }
 
 }  // namespace
+}  // namespace cpp_literal_test
 }  // namespace novacat

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 namespace novacat {
+namespace diagnostic_formats_test {
 namespace {
 
 std::vector<Diagnostic> Sample() {
@@ -96,4 +97,5 @@ TEST(DiagnosticFormatsTest, Sarif) {
 }
 
 }  // namespace
+}  // namespace diagnostic_formats_test
 }  // namespace novacat

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace novacat {
+namespace diagnostics_test {
 namespace {
 
 TEST(DiagnosticsTest, FormatsLocationSourceLineAndCaret) {
@@ -61,4 +62,5 @@ TEST(DiagnosticsTest, ClosestMatchSuggestsOnlyPlausibleTypos) {
 }
 
 }  // namespace
+}  // namespace diagnostics_test
 }  // namespace novacat

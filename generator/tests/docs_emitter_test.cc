@@ -20,6 +20,7 @@
 #include "seed_diagnostics.h"
 
 namespace novacat {
+namespace docs_emitter_test {
 namespace {
 
 using testing::UnexpectedDiagnostics;
@@ -797,4 +798,5 @@ TEST(TemplatesTest, ParseTemplateAheadOfTheRender) {
 }
 
 }  // namespace
+}  // namespace docs_emitter_test
 }  // namespace novacat

@@ -7,6 +7,7 @@
 #include <sstream>
 
 namespace novacat {
+namespace file_set_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -179,4 +180,5 @@ TEST_F(FileSetTest, RemovesAWorkflowsOwnOrphansAndKeepsFrozenVersions) {
 }
 
 }  // namespace
+}  // namespace file_set_test
 }  // namespace novacat

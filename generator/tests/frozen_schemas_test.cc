@@ -12,6 +12,7 @@
 #include "in_memory_files.h"
 
 namespace novacat {
+namespace frozen_schemas_test {
 namespace {
 
 // A minimal workflow whose input event `t` has the fields `fields` (YAML
@@ -221,4 +222,5 @@ TEST(FrozenSchemasTest, AFileThatMatchedTheDiskIsNotReadAgain) {
 }
 
 }  // namespace
+}  // namespace frozen_schemas_test
 }  // namespace novacat

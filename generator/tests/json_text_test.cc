@@ -14,6 +14,7 @@
 #include <sstream>
 
 namespace novacat {
+namespace json_text_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -231,4 +232,5 @@ TEST(JsonTextTest, RefusesInvalidUtf8AsDumpDoes) {
 }
 
 }  // namespace
+}  // namespace json_text_test
 }  // namespace novacat

@@ -9,6 +9,7 @@
 #include "in_memory_files.h"
 
 namespace novacat {
+namespace lifecycle_test {
 namespace {
 
 // In-memory specs over the real governance files.
@@ -141,4 +142,5 @@ TEST(LifecycleTest, Errors) {
 }
 
 }  // namespace
+}  // namespace lifecycle_test
 }  // namespace novacat

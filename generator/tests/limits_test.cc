@@ -6,6 +6,7 @@
 #include "compiler.h"
 
 namespace novacat {
+namespace limits_test {
 namespace {
 
 std::unique_ptr<WorkflowSpec> Load(const std::string& path) {
@@ -51,4 +52,5 @@ TEST(LimitsTest, FormatSecondsDropsZeroParts) {
 }
 
 }  // namespace
+}  // namespace limits_test
 }  // namespace novacat

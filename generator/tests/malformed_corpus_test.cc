@@ -39,6 +39,7 @@
 #include "compiler.h"
 #include "load/spec_loader.h"
 
+namespace malformed_corpus_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -93,7 +94,7 @@ std::string TestName(const testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-class MalformedSpecTest : public testing::TestWithParam<std::string> {};
+class MalformedSpecTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MalformedSpecTest, Diagnostics) {
   const std::string& spec = GetParam();
@@ -142,7 +143,7 @@ TEST_P(MalformedSpecTest, Diagnostics) {
 }
 
 INSTANTIATE_TEST_SUITE_P(MalformedCorpus, MalformedSpecTest,
-                         testing::ValuesIn(ListSpecs()), TestName);
+                         ::testing::ValuesIn(ListSpecs()), TestName);
 
 TEST(MalformedCorpus, HasEnoughSpecs) {
   const std::vector<std::string> specs = ListSpecs();
@@ -193,3 +194,4 @@ TEST(MalformedCorpus, PreloadReportsTheSame) {
 }
 
 }  // namespace
+}  // namespace malformed_corpus_test

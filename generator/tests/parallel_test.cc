@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace novacat {
+namespace parallel_test {
 namespace {
 
 TEST(JobQueueTest, RunsEveryJobOnceOnAnyNumberOfHelpers) {
@@ -92,4 +93,5 @@ TEST(JobQueueTest, DropsTheJobsNotStarted) {
 }
 
 }  // namespace
+}  // namespace parallel_test
 }  // namespace novacat

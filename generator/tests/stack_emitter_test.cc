@@ -16,6 +16,7 @@
 #include "emit/asl_emitter.h"
 
 namespace novacat {
+namespace stack_emitter_test {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -769,4 +770,5 @@ TEST(StackEmitterTest, ObjectCreatedRuleStartsTheStateMachine) {
 }
 
 }  // namespace
+}  // namespace stack_emitter_test
 }  // namespace novacat

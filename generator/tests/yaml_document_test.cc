@@ -16,6 +16,7 @@
 #include <vector>
 
 namespace novacat::yaml {
+namespace yaml_document_test {
 namespace {
 
 const char* TypeName(NodeType type) {
@@ -242,7 +243,7 @@ TEST(YamlDocumentTest, FollowsTheYamlSpecWhereYamlCppDoesNot) {
   EXPECT_EQ(ReferenceReading(tagged), "error at=2:2 end of map not found\n");
 }
 
-class YamlCornerCase : public testing::TestWithParam<const char*> {};
+class YamlCornerCase : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(YamlCornerCase, ReadsAsYamlCppDoes) {
   ExpectSameReading(GetParam(), GetParam());
@@ -250,7 +251,7 @@ TEST_P(YamlCornerCase, ReadsAsYamlCppDoes) {
 
 INSTANTIATE_TEST_SUITE_P(
     Texts, YamlCornerCase,
-    testing::Values(
+    ::testing::Values(
         // Empty documents.
         "", "# only a comment\n", "---\n", "---\n...\n", "~\n",
         // Nulls: plain ones only; a quoted "null" is a string.
@@ -299,4 +300,5 @@ INSTANTIATE_TEST_SUITE_P(
         "a: 1\n b: 2\n", "key: value\n  - item\n"));
 
 }  // namespace
+}  // namespace yaml_document_test
 }  // namespace novacat::yaml

@@ -12,6 +12,7 @@
 #include "seed_error_names.h"
 
 namespace novacat::runtime {
+namespace builtins_test {
 namespace {
 
 using nlohmann::json;
@@ -1332,4 +1333,5 @@ TEST(HandleInvocationTest, TheAttemptSpansTheInvocationOnItsClock) {
 }
 
 }  // namespace
+}  // namespace builtins_test
 }  // namespace novacat::runtime

@@ -16,6 +16,7 @@
 #include "novacat/runtime/json_reader.h"
 
 namespace novacat::runtime::asl {
+namespace executor_test {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -493,9 +494,11 @@ TEST(ExecutorTest, HistoryIsPrintable) {
 }
 
 }  // namespace
+}  // namespace executor_test
 }  // namespace novacat::runtime::asl
 
 namespace novacat::runtime::asl {
+namespace executor_test {
 namespace {
 
 TEST(ExecutorLimitsTest, DataLimitExceededIsNotCaughtByStatesAll) {
@@ -592,9 +595,11 @@ TEST(ExecutorLimitsTest, ExpressExecutionsTimeOutAfterFiveMinutesUncatchably) {
 }
 
 }  // namespace
+}  // namespace executor_test
 }  // namespace novacat::runtime::asl
 
 namespace novacat::runtime::asl {
+namespace executor_test {
 namespace {
 
 // End to end on a generated definition: discover_spectra_products' Map
@@ -697,9 +702,11 @@ TEST(GeneratedDefinitionTest, AFunctionThatDiesInOneMapItemLeavesTheOthers) {
 }
 
 }  // namespace
+}  // namespace executor_test
 }  // namespace novacat::runtime::asl
 
 namespace novacat::runtime::asl {
+namespace executor_test {
 namespace {
 
 TEST(ScriptedHandlerTest, StarAnswersEveryTaskTheScriptDoesNotName) {
@@ -749,4 +756,5 @@ TEST(ScriptedHandlerTest, CheckScriptNamesTheBadOutcome) {
 }
 
 }  // namespace
+}  // namespace executor_test
 }  // namespace novacat::runtime::asl

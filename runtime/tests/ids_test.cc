@@ -5,6 +5,7 @@
 #include <set>
 
 namespace novacat::runtime {
+namespace ids_test {
 namespace {
 
 using nlohmann::json;
@@ -226,4 +227,5 @@ TEST(Sha256HexTest, KnownVector) {
 }
 
 }  // namespace
+}  // namespace ids_test
 }  // namespace novacat::runtime

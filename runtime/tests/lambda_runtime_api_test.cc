@@ -16,6 +16,7 @@
 #include "seed_error_names.h"
 
 namespace novacat::lambda {
+namespace lambda_runtime_api_test {
 namespace {
 
 using novacat::testing::FakeServer;
@@ -350,4 +351,5 @@ TEST(WorkflowHandlerTest, ForEachNovaRetryPublishesEveryEventAgain) {
 }
 
 }  // namespace
+}  // namespace lambda_runtime_api_test
 }  // namespace novacat::lambda

@@ -5,6 +5,7 @@
 #include "novacat/runtime/errors.h"
 
 namespace novacat::runtime {
+namespace log_test {
 namespace {
 
 using nlohmann::json;
@@ -228,4 +229,5 @@ TEST(StreamSinkTest, OneLinePerWriteOnStdout) {
 }
 
 }  // namespace
+}  // namespace log_test
 }  // namespace novacat::runtime

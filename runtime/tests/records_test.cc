@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace novacat::runtime {
+namespace records_test {
 namespace {
 
 using nlohmann::json;
@@ -157,4 +158,5 @@ TEST(ItemsTest, BadItemsNameTheirAttributes) {
 }
 
 }  // namespace
+}  // namespace records_test
 }  // namespace novacat::runtime

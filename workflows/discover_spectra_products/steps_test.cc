@@ -21,6 +21,7 @@
 #include "novacat/store/repository.h"
 
 namespace novacat::discover_spectra_products {
+namespace steps_test {
 namespace {
 
 using nlohmann::json;
@@ -630,4 +631,5 @@ TEST_F(DiscoverSpectraProductsStepsTest,
 }
 
 }  // namespace
+}  // namespace steps_test
 }  // namespace novacat::discover_spectra_products

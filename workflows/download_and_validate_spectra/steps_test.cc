@@ -27,6 +27,7 @@
 #include "novacat/transfer/object_store.h"
 
 namespace novacat::download_and_validate_spectra {
+namespace steps_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -640,4 +641,5 @@ TEST(QuarantineReasonCodeTest, TakesTheCodeAfterTheFailureId) {
 }
 
 }  // namespace
+}  // namespace steps_test
 }  // namespace novacat::download_and_validate_spectra

@@ -24,6 +24,7 @@
 #include "novacat/transfer/object_store.h"
 
 namespace novacat::ingest_photometry_dataset {
+namespace steps_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -697,4 +698,5 @@ TEST(IngestLightCurveCsvTest, NumbersAreShortestAndBandsQuotedWhenNeeded) {
 }
 
 }  // namespace
+}  // namespace steps_test
 }  // namespace novacat::ingest_photometry_dataset

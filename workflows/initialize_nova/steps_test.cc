@@ -28,6 +28,7 @@
 #include "novacat/store/repository.h"
 
 namespace novacat::initialize_nova {
+namespace steps_test {
 namespace {
 
 // The separation a step reports as JSON null (set, without a value), as
@@ -925,4 +926,5 @@ TEST_F(InitializeNovaStepsTest, KnownStarUnderANewNameThroughTheDispatcher) {
 }
 
 }  // namespace
+}  // namespace steps_test
 }  // namespace novacat::initialize_nova

@@ -21,6 +21,7 @@
 #include "novacat/store/repository.h"
 
 namespace novacat::refresh_references {
+namespace steps_test {
 namespace {
 
 using nlohmann::json;
@@ -594,4 +595,5 @@ TEST_F(RefreshReferencesStepsTest, NoReferencesLeaveAnAbsentDateAbsent) {
 }
 
 }  // namespace
+}  // namespace steps_test
 }  // namespace novacat::refresh_references

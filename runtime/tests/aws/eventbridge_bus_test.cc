@@ -17,6 +17,7 @@
 #include "novacat/runtime/errors.h"
 
 namespace novacat::aws {
+namespace eventbridge_bus_test {
 namespace {
 
 using nlohmann::json;
@@ -448,4 +449,5 @@ TEST_F(EventBridgeOptionsTest, NoSourceOrCredentialsIsTerminal) {
 }
 
 }  // namespace
+}  // namespace eventbridge_bus_test
 }  // namespace novacat::aws

@@ -12,6 +12,7 @@
 #include "store_test_util.h"
 
 namespace novacat::store::testing {
+namespace concurrency_test {
 namespace {
 
 constexpr int kThreads = 16;
@@ -193,4 +194,5 @@ INSTANTIATE_TEST_SUITE_P(Backends, RaceTest, ::testing::ValuesIn(RaceParams()),
                          });
 
 }  // namespace
+}  // namespace concurrency_test
 }  // namespace novacat::store::testing

@@ -14,6 +14,7 @@
 #include "store_test_util.h"
 
 namespace novacat::store::testing {
+namespace dynamodb_table_test {
 namespace {
 
 using nlohmann::json;
@@ -419,4 +420,5 @@ TEST(DynaliteTest, ClientsShareTheTable) {
 }
 
 }  // namespace
+}  // namespace dynamodb_table_test
 }  // namespace novacat::store::testing

@@ -6,6 +6,7 @@
 #include "store_test_util.h"
 
 namespace novacat::store::testing {
+namespace fault_injecting_table_test {
 namespace {
 
 using runtime::RetryableError;
@@ -140,4 +141,5 @@ TEST(DynaliteFaultTest, AppliedThenLostOnDynamoDb) {
 }
 
 }  // namespace
+}  // namespace fault_injecting_table_test
 }  // namespace novacat::store::testing

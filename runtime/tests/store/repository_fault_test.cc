@@ -23,6 +23,7 @@
 #include "novacat/store/table_record_store.h"
 
 namespace novacat::store {
+namespace repository_fault_test {
 namespace {
 
 using testing::Backend;
@@ -568,4 +569,5 @@ INSTANTIATE_TEST_SUITE_P(Backends, RepositoryFaultTest,
                          testing::BackendName());
 
 }  // namespace
+}  // namespace repository_fault_test
 }  // namespace novacat::store

@@ -22,6 +22,7 @@
 #include "race.h"
 
 namespace novacat::store {
+namespace repository_test {
 namespace {
 
 using runtime::TerminalError;
@@ -1415,4 +1416,5 @@ INSTANTIATE_TEST_SUITE_P(Backends, RepositoryTest,
                          testing::BackendName());
 
 }  // namespace
+}  // namespace repository_test
 }  // namespace novacat::store

@@ -10,6 +10,7 @@
 #include "store_test_util.h"
 
 namespace novacat::store::testing {
+namespace sqlite_table_test {
 namespace {
 
 using runtime::RetryableError;
@@ -126,4 +127,5 @@ TEST(SqliteTableTest, InMemoryTablesAreIndependent) {
 }
 
 }  // namespace
+}  // namespace sqlite_table_test
 }  // namespace novacat::store::testing

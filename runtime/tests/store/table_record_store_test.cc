@@ -19,6 +19,7 @@
 #include "race.h"
 
 namespace novacat::store {
+namespace table_record_store_test {
 namespace {
 
 using runtime::Attempt;
@@ -405,4 +406,5 @@ INSTANTIATE_TEST_SUITE_P(Backends, TableRecordStoreItemsTest,
                          testing::BackendName());
 
 }  // namespace
+}  // namespace table_record_store_test
 }  // namespace novacat::store

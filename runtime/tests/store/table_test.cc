@@ -11,6 +11,7 @@
 #include "store_test_util.h"
 
 namespace novacat::store::testing {
+namespace table_test {
 namespace {
 
 using runtime::TerminalError;
@@ -657,4 +658,5 @@ INSTANTIATE_TEST_SUITE_P(Backends, TableTest,
                          ::testing::ValuesIn(TestBackends()), BackendName());
 
 }  // namespace
+}  // namespace table_test
 }  // namespace novacat::store::testing

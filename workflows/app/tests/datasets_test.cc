@@ -8,6 +8,7 @@
 #include "novacat/store/memory_table.h"
 
 namespace novacat::workflows {
+namespace datasets_test {
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -172,4 +173,5 @@ TEST_F(DatasetsTest, RequeueRefusesWhatIsNotAFailedSpectraDataset) {
 }
 
 }  // namespace
+}  // namespace datasets_test
 }  // namespace novacat::workflows

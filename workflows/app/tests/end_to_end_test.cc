@@ -26,6 +26,7 @@
 #include "seed.h"
 
 namespace novacat::workflows {
+namespace end_to_end_test {
 namespace {
 
 using json = nlohmann::json;
@@ -519,4 +520,5 @@ TEST_F(EndToEndTest, AnUnknownWorkflowIsRefusedAndNothingRuns) {
 }
 
 }  // namespace
+}  // namespace end_to_end_test
 }  // namespace novacat::workflows

@@ -16,6 +16,7 @@
 #include "seed.h"
 
 namespace novacat::workflows {
+namespace jobs_test {
 namespace {
 
 using ojson = nlohmann::ordered_json;
@@ -496,4 +497,5 @@ TEST_F(JobsOfRealRunsTest, AnInitializeNovaRunIsFoundByItsIdAlone) {
 }
 
 }  // namespace
+}  // namespace jobs_test
 }  // namespace novacat::workflows

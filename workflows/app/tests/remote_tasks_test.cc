@@ -10,6 +10,7 @@
 #include "novacat/runtime/asl/asl_error.h"
 
 namespace novacat::workflows {
+namespace remote_tasks_test {
 namespace {
 
 using novacat::testing::FakeServer;
@@ -131,4 +132,5 @@ TEST(InvokeTaskHandlerTest, AFailedInvokeIsALambdaServiceError) {
 }
 
 }  // namespace
+}  // namespace remote_tasks_test
 }  // namespace novacat::workflows

@@ -74,4 +74,24 @@ std::string IndexPath(std::string_view parent, size_t index) {
   return std::string(parent) + "[" + std::to_string(index) + "]";
 }
 
+bool IsLeapYear(int64_t year) {
+  return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
+
+int DaysInMonth(int64_t year, int64_t month) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30,
+                                  31, 31, 30, 31, 30, 31};
+  return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
+}
+
+int64_t Digits(std::string_view text, size_t pos, size_t count) {
+  if (pos + count > text.size()) return -1;
+  int64_t value = 0;
+  for (size_t i = pos; i < pos + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
 }  // namespace novacat::domain::internal

@@ -2,6 +2,8 @@
 // fixtures/): message formatting. Not part of the public interface.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -31,5 +33,14 @@ std::string Describe(const nlohmann::json& value);
 // identifier), `parent[index]`.
 std::string MemberPath(std::string_view parent, std::string_view key);
 std::string IndexPath(std::string_view parent, size_t index);
+
+// The proleptic Gregorian calendar, for the date checks of references and
+// spectra.
+bool IsLeapYear(int64_t year);
+int DaysInMonth(int64_t year, int64_t month);  // month 1 to 12
+
+// The `count` digits at text[pos] as a number; -1 when they are not all
+// digits or run past the end.
+int64_t Digits(std::string_view text, size_t pos, size_t count);
 
 }  // namespace novacat::domain::internal

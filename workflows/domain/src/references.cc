@@ -9,7 +9,9 @@
 
 namespace novacat::domain {
 
+using internal::DaysInMonth;
 using internal::Describe;
+using internal::Digits;
 using internal::IndexPath;
 using internal::Quote;
 using internal::TypeName;
@@ -18,24 +20,6 @@ using nlohmann::json;
 // --- PartialDate -------------------------------------------------------------
 
 namespace {
-
-bool IsLeapYear(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int DaysIn(int year, int month) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30,
-                                  31, 31, 30, 31, 30, 31};
-  return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
-}
-
-// `count` digits at text[pos], or -1.
-int Digits(std::string_view text, size_t pos, size_t count) {
-  int value = 0;
-  for (size_t i = pos; i < pos + count; ++i) {
-    if (text[i] < '0' || text[i] > '9') return -1;
-    value = value * 10 + (text[i] - '0');
-  }
-  return value;
-}
 
 std::string Ymd(int y, int m, int d) {
   char buffer[16];
@@ -49,24 +33,24 @@ std::optional<PartialDate> PartialDate::Parse(std::string_view text) {
   if (text.size() != 4 && text.size() != 7 && text.size() != 10) {
     return std::nullopt;
   }
-  int year = Digits(text, 0, 4);
+  const int year = static_cast<int>(Digits(text, 0, 4));
   if (year < 1) return std::nullopt;
   if (text.size() == 4) return PartialDate(year, 0, 0);
   if (text[4] != '-') return std::nullopt;
-  int month = Digits(text, 5, 2);
+  const int month = static_cast<int>(Digits(text, 5, 2));
   if (month < 0 || month > 12) return std::nullopt;
   if (text.size() == 7) {
     if (month == 0) return std::nullopt;
     return PartialDate(year, month, 0);
   }
   if (text[7] != '-') return std::nullopt;
-  int day = Digits(text, 8, 2);
+  const int day = static_cast<int>(Digits(text, 8, 2));
   if (day < 0) return std::nullopt;
   if (month == 0) {
     if (day != 0) return std::nullopt;
     return PartialDate(year, 0, 0);  // ADS "YYYY-00-00"
   }
-  if (day > DaysIn(year, month)) return std::nullopt;
+  if (day > DaysInMonth(year, month)) return std::nullopt;
   return PartialDate(year, month, day);  // day 0: ADS "YYYY-MM-00"
 }
 
@@ -95,7 +79,7 @@ std::string PartialDate::FirstDay() const {
 
 std::string PartialDate::LastDay() const {
   int month = month_ == 0 ? 12 : month_;
-  return Ymd(year_, month, day_ == 0 ? DaysIn(year_, month) : day_);
+  return Ymd(year_, month, day_ == 0 ? DaysInMonth(year_, month) : day_);
 }
 
 bool PartialDate::EarlierThan(const PartialDate& other) const {

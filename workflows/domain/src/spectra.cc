@@ -11,7 +11,9 @@
 
 namespace novacat::domain {
 
+using internal::DaysInMonth;
 using internal::Describe;
+using internal::Digits;
 using internal::IndexPath;
 using internal::Quote;
 using internal::TypeName;
@@ -112,25 +114,6 @@ int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
   const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + doe - 719468;
-}
-
-bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-
-int DaysInMonth(int64_t y, int64_t m) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30,
-                                  31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
-}
-
-// Parses `count` digits at text[pos]; -1 when they are not all digits.
-int64_t Digits(std::string_view text, size_t pos, size_t count) {
-  if (pos + count > text.size()) return -1;
-  int64_t value = 0;
-  for (size_t i = pos; i < pos + count; ++i) {
-    if (text[i] < '0' || text[i] > '9') return -1;
-    value = value * 10 + (text[i] - '0');
-  }
-  return value;
 }
 
 // Seconds since the Unix epoch (UTC, fraction truncated) of an ISO 8601

@@ -7,6 +7,7 @@
 #include <string>
 
 namespace novacat::domain {
+namespace constellations_test {
 namespace {
 
 TEST(ConstellationsTest, AllEightyEightWithDistinctAbbreviationsAndGenitives) {
@@ -77,4 +78,5 @@ TEST(ConstellationsTest, NominativesAndOtherWordsAreNotFound) {
 }
 
 }  // namespace
+}  // namespace constellations_test
 }  // namespace novacat::domain

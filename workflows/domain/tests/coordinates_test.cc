@@ -9,6 +9,7 @@
 #include "test_util.h"
 
 namespace novacat::domain {
+namespace coordinates_test {
 namespace {
 
 using testing::Fails;
@@ -273,4 +274,5 @@ TEST(MatchCoordinatesTest, InvalidCoordinatesAreTerminal) {
 }
 
 }  // namespace
+}  // namespace coordinates_test
 }  // namespace novacat::domain

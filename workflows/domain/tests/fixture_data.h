@@ -14,6 +14,10 @@
 
 namespace novacat::domain::testing {
 
+// The fixture catalog's ids of V1500 Cyg and GK Per.
+inline constexpr char kV1500[] = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
+inline constexpr char kGkPer[] = "86cb14e8-2bf7-4bec-9837-df4287f58a01";
+
 inline nlohmann::json ReadFixture(const std::string& file) {
   std::ifstream in(file);
   if (!in) {

@@ -9,6 +9,7 @@
 #include "test_util.h"
 
 namespace novacat::domain {
+namespace names_test {
 namespace {
 
 using testing::Fails;
@@ -314,4 +315,5 @@ TEST(NormalizeCandidateNameTest, InvalidUtf8IsInvalid) {
 }
 
 }  // namespace
+}  // namespace names_test
 }  // namespace novacat::domain

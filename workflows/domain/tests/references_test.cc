@@ -7,6 +7,7 @@
 #include "test_util.h"
 
 namespace novacat::domain {
+namespace references_test {
 namespace {
 
 using nlohmann::json;
@@ -15,8 +16,8 @@ using testing::ReferenceCandidates;
 using Change = DiscoveryDateChange;
 using Role = ReferenceRole;
 
-constexpr char kV1500[] = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
-constexpr char kGkPer[] = "86cb14e8-2bf7-4bec-9837-df4287f58a01";
+using testing::kGkPer;
+using testing::kV1500;
 
 // Ids from Python: uuid.uuid5(UUID(kReferenceIdNamespace), source:key).
 constexpr char kIaucId[] = "c0a1c019-e5d7-5d88-8269-ab0639219af6";
@@ -500,4 +501,5 @@ TEST(DiscoveryDateChangeTest, Names) {
 }
 
 }  // namespace
+}  // namespace references_test
 }  // namespace novacat::domain

@@ -7,6 +7,7 @@
 #include "test_util.h"
 
 namespace novacat::domain {
+namespace resolver_test {
 namespace {
 
 using testing::Fails;
@@ -178,4 +179,5 @@ TEST(CombineSourceAnswersTest, BrokenCoordinatesAreAMalformedAnswer) {
 }
 
 }  // namespace
+}  // namespace resolver_test
 }  // namespace novacat::domain

@@ -7,14 +7,15 @@
 #include "test_util.h"
 
 namespace novacat::domain {
+namespace spectra_test {
 namespace {
 
 using nlohmann::json;
 using testing::Fails;
 using testing::ProviderRecords;
 
-constexpr char kV1500[] = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
-constexpr char kGkPer[] = "86cb14e8-2bf7-4bec-9837-df4287f58a01";
+using testing::kGkPer;
+using testing::kV1500;
 constexpr char kUnknownNova[] = "00000000-0000-4000-8000-000000000000";
 
 // --- Providers ---------------------------------------------------------------
@@ -495,4 +496,5 @@ TEST(SummarizeDiscoveryTest, BrokenResultsAreTerminal) {
 }
 
 }  // namespace
+}  // namespace spectra_test
 }  // namespace novacat::domain

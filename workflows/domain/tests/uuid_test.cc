@@ -5,6 +5,7 @@
 #include "test_util.h"
 
 namespace novacat::domain {
+namespace uuid_test {
 namespace {
 
 using testing::Fails;
@@ -78,4 +79,5 @@ TEST(IsUuidV5Test, ChecksVersionAndVariant) {
 }
 
 }  // namespace
+}  // namespace uuid_test
 }  // namespace novacat::domain

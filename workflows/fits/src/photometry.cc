@@ -45,7 +45,7 @@ nlohmann::json PhotometryCheck::ToJson() const {
 namespace {
 
 // A problem found: CheckPhotometry catches it and returns it as the result.
-struct Found {
+struct PhotometryFound {
   PhotometryProblem problem;
   std::string detail;
 };
@@ -62,7 +62,7 @@ struct Columns {
 };
 
 // Finds the required columns in `names` (photometry.h's aliases, in order);
-// throws Found kMissingColumns naming each absent one.
+// throws PhotometryFound kMissingColumns naming each absent one.
 Columns FindColumns(const std::vector<std::string>& names) {
   auto find = [&](std::initializer_list<const char*> aliases, bool* jd) {
     for (const char* alias : aliases) {
@@ -93,7 +93,7 @@ Columns FindColumns(const std::vector<std::string>& names) {
        "UNCERTAINTY)");
   note(found.band, "no band column (BAND, FILTER)");
   if (!missing.empty())
-    throw Found{PhotometryProblem::kMissingColumns, missing};
+    throw PhotometryFound{PhotometryProblem::kMissingColumns, missing};
   return found;
 }
 
@@ -160,7 +160,8 @@ class Rows {
 
   void CountBadRow() { ++result_->rows_total; }
 
-  // Fills the summary; throws Found kNoUsableRows when no row is usable.
+  // Fills the summary; throws PhotometryFound kNoUsableRows when no row is
+  // usable.
   void Finish() {
     PhotometryCheck& r = *result_;
     r.rows_usable = static_cast<int64_t>(r.rows.size());
@@ -169,11 +170,11 @@ class Rows {
       named += (named.empty() ? "" : "; ") + why;
     if (r.rows_bad > static_cast<int64_t>(bad_.size())) named += "; ...";
     if (r.rows.empty()) {
-      throw Found{PhotometryProblem::kNoUsableRows,
-                  r.rows_total == 0
-                      ? std::string("no data rows")
-                      : "none of " + std::to_string(r.rows_total) +
-                            " rows is usable: " + named};
+      throw PhotometryFound{PhotometryProblem::kNoUsableRows,
+                            r.rows_total == 0
+                                ? std::string("no data rows")
+                                : "none of " + std::to_string(r.rows_total) +
+                                      " rows is usable: " + named};
     }
     if (r.rows_bad > 0) {
       r.detail = std::to_string(r.rows_bad) +
@@ -214,7 +215,7 @@ std::vector<std::string> SplitFields(const std::string& line) {
 void ReadCsv(const std::string& text, PhotometryCheck* result) {
   result->format = "CSV";
   if (size_t nul = text.find('\0'); nul != std::string::npos) {
-    throw Found{
+    throw PhotometryFound{
         PhotometryProblem::kUnreadable,
         "not a text file (a NUL byte at offset " + std::to_string(nul) + ")"};
   }
@@ -247,14 +248,15 @@ void ReadCsv(const std::string& text, PhotometryCheck* result) {
               fields[columns->band]);
   }
   if (!columns) {
-    throw Found{PhotometryProblem::kMissingColumns, "no header row"};
+    throw PhotometryFound{PhotometryProblem::kMissingColumns, "no header row"};
   }
   rows->Finish();
 }
 
 void Fail(int status, const std::string& what) {
   fits_clear_errmsg();
-  throw Found{PhotometryProblem::kUnreadable, what + ": " + StatusText(status)};
+  throw PhotometryFound{PhotometryProblem::kUnreadable,
+                        what + ": " + StatusText(status)};
 }
 
 void ReadFits(const std::filesystem::path& path, PhotometryCheck* result) {
@@ -272,7 +274,8 @@ void ReadFits(const std::filesystem::path& path, PhotometryCheck* result) {
     if (fits_movabs_hdu(file.get(), hdu, &type, &status)) {
       if (status == END_OF_FILE) {
         fits_clear_errmsg();
-        throw Found{PhotometryProblem::kUnreadable, "no binary table"};
+        throw PhotometryFound{PhotometryProblem::kUnreadable,
+                              "no binary table"};
       }
       Fail(status, "HDU " + std::to_string(hdu));
     }
@@ -360,14 +363,15 @@ PhotometryCheck CheckPhotometry(const std::filesystem::path& file) {
   result.format = fits ? "FITS_BINTABLE" : "CSV";
   try {
     if (content.empty()) {
-      throw Found{PhotometryProblem::kUnreadable, "the file is empty"};
+      throw PhotometryFound{PhotometryProblem::kUnreadable,
+                            "the file is empty"};
     }
     if (fits) {
       ReadFits(file, &result);
     } else {
       ReadCsv(content, &result);
     }
-  } catch (const Found& found) {
+  } catch (const PhotometryFound& found) {
     result.problem = found.problem;
     result.detail = found.detail;
     result.rows.clear();

@@ -11,6 +11,7 @@
 #include "novacat/fits/fixtures.h"
 
 namespace novacat::fits {
+namespace photometry_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -233,4 +234,5 @@ TEST_F(PhotometryTest, Unreadable) {
 }
 
 }  // namespace
+}  // namespace photometry_test
 }  // namespace novacat::fits

@@ -14,6 +14,7 @@
 #include "novacat/fits/fixtures.h"
 
 namespace novacat::fits {
+namespace spectrum_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -554,4 +555,5 @@ TEST(CommittedSpectraTest, TheWriterIsDeterministic) {
 }
 
 }  // namespace
+}  // namespace spectrum_test
 }  // namespace novacat::fits

@@ -13,6 +13,7 @@
 #include "transfer_test_support.h"
 
 namespace novacat::transfer {
+namespace download_test {
 namespace {
 
 using novacat::testing::FakeServer;
@@ -27,10 +28,8 @@ using testing::TempDir;
 using testing::Thrown;
 using testing::WriteAll;
 
-// 44 bytes, their SHA-256 (from Python's hashlib).
-const std::string kSpectrum = "SIMPLE  =                    T / a spectrum\n";
-const std::string kSpectrumSha256 =
-    "1dcac580ccef07f68cedcd93f182e04a9f6b8f9a375a408d82a513b7868c45a5";
+using testing::kSpectrum;
+using testing::kSpectrumSha256;
 
 // 5 MiB and 123 bytes, byte i = (7i + i/1024) mod 256, and their SHA-256
 // (from Python's hashlib).
@@ -389,4 +388,5 @@ TEST_F(DownloadTest, Sha256OfFile) {
 }
 
 }  // namespace
+}  // namespace download_test
 }  // namespace novacat::transfer

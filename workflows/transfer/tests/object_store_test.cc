@@ -14,6 +14,7 @@
 #include "transfer_test_support.h"
 
 namespace novacat::transfer {
+namespace object_store_test {
 namespace {
 
 using novacat::testing::FakeServer;
@@ -28,11 +29,9 @@ using testing::TempDir;
 using testing::Thrown;
 using testing::WriteAll;
 
-const std::string kSpectrum = "SIMPLE  =                    T / a spectrum\n";
-// From Python's hashlib.
-const std::string kSpectrumSha256 =
-    "1dcac580ccef07f68cedcd93f182e04a9f6b8f9a375a408d82a513b7868c45a5";
-const std::string kSpectrumMd5 = "316c9012dde30a4e10183f1fd0bca605";
+using testing::kSpectrum;
+using testing::kSpectrumMd5;
+using testing::kSpectrumSha256;
 
 TEST(ObjectKeyTest, ValidKeys) {
   for (const std::string key :
@@ -346,4 +345,5 @@ TEST(S3ObjectStoreOptionsTest, EndpointAndTimeoutDefaults) {
 }
 
 }  // namespace
+}  // namespace object_store_test
 }  // namespace novacat::transfer

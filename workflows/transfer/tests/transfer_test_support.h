@@ -17,6 +17,13 @@
 
 namespace novacat::transfer::testing {
 
+// A 44-byte spectrum and its SHA-256 and MD5 (from Python's hashlib).
+inline const std::string kSpectrum =
+    "SIMPLE  =                    T / a spectrum\n";
+inline const std::string kSpectrumSha256 =
+    "1dcac580ccef07f68cedcd93f182e04a9f6b8f9a375a408d82a513b7868c45a5";
+inline const std::string kSpectrumMd5 = "316c9012dde30a4e10183f1fd0bca605";
+
 // A new folder under the system's temporary folder, removed with all it
 // holds.
 class TempDir {
