@@ -1,5 +1,6 @@
 // Helpers shared by the domain sources (and the fixture clients in
-// fixtures/): message formatting. Not part of the public interface.
+// fixtures/): message formatting and the calendar. Not part of the public
+// interface.
 #pragma once
 
 #include <cstddef>
@@ -34,10 +35,9 @@ std::string Describe(const nlohmann::json& value);
 std::string MemberPath(std::string_view parent, std::string_view key);
 std::string IndexPath(std::string_view parent, size_t index);
 
-// The proleptic Gregorian calendar, for the date checks of references and
-// spectra.
-bool IsLeapYear(int64_t year);
-int DaysInMonth(int64_t year, int64_t month);  // month 1 to 12
+// The days of `month` (1 to 12) of `year` in the proleptic Gregorian
+// calendar, for the date checks of references and spectra.
+int DaysInMonth(int64_t year, int64_t month);
 
 // The `count` digits at text[pos] as a number; -1 when they are not all
 // digits or run past the end.
