@@ -21,6 +21,7 @@
 #include "novacat/store/fault_injecting_table.h"
 #include "novacat/store/repository.h"
 #include "novacat/store/table_record_store.h"
+#include "store_test_util.h"
 
 namespace novacat::store {
 namespace repository_fault_test {
@@ -28,16 +29,16 @@ namespace {
 
 using testing::Backend;
 
-constexpr const char* kNova = "59d47572-ecfc-4738-a94e-c2d2b9936849";
-constexpr const char* kNova2 = "78833635-915b-41b4-930d-84f91bf14b09";
-constexpr const char* kRunA = "2245bd5f-bb68-4f68-a2eb-92502318fa4e";
-constexpr const char* kRunB = "91e180b3-64f4-4100-a29e-835c0e448010";
-constexpr const char* kDs1 = "11111111-1111-4111-8111-111111111111";
-constexpr const char* kT0 = "2026-11-25T13:45:00Z";
-constexpr const char* kT1 = "2026-11-25T13:46:00Z";
+using testing::kDs1;
+using testing::kNova;
+using testing::kNova2;
+using testing::kRunA;
+using testing::kRunB;
+using testing::kSha;
+using testing::kT0;
+using testing::kT1;
+
 constexpr const char* kKey = "DownloadAndValidate:n:1:2026-11-25T00:00:00Z";
-constexpr const char* kSha =
-    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
 Nova MakeNova(const char* id, std::string name = "V1500 Cyg") {
   Nova nova;

@@ -20,6 +20,7 @@
 #include "novacat/runtime/testing/throws.h"
 #include "novacat/store/table_record_store.h"
 #include "race.h"
+#include "store_test_util.h"
 
 namespace novacat::store {
 namespace repository_test {
@@ -42,18 +43,18 @@ double HaversineArcsec(double ra1_deg, double dec1_deg, double ra2_deg,
   return 2 * std::asin(std::sqrt(std::clamp(h, 0.0, 1.0))) / kRad * 3600;
 }
 
-constexpr const char* kNova = "59d47572-ecfc-4738-a94e-c2d2b9936849";
-constexpr const char* kNova2 = "78833635-915b-41b4-930d-84f91bf14b09";
+using testing::kDs1;
+using testing::kNova;
+using testing::kNova2;
+using testing::kRunA;
+using testing::kRunB;
+using testing::kSha;
+using testing::kT0;
+using testing::kT1;
+
 constexpr const char* kNova3 = "0b4c5a38-5d0a-4d4f-9e43-2f6f0e3b8a11";
-constexpr const char* kRunA = "2245bd5f-bb68-4f68-a2eb-92502318fa4e";
-constexpr const char* kRunB = "91e180b3-64f4-4100-a29e-835c0e448010";
-constexpr const char* kDs1 = "11111111-1111-4111-8111-111111111111";
 constexpr const char* kDs2 = "22222222-2222-4222-8222-222222222222";
 constexpr const char* kDs3 = "33333333-3333-4333-8333-333333333333";
-constexpr const char* kT0 = "2026-11-25T13:45:00Z";
-constexpr const char* kT1 = "2026-11-25T13:46:00Z";
-constexpr const char* kSha =
-    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
 Nova MakeNova(const char* id, std::string name = "V1500 Cyg", double ra = 315.5,
               double dec = 47.75) {

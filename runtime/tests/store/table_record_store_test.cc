@@ -17,6 +17,7 @@
 #include "novacat/runtime/errors.h"
 #include "novacat/runtime/store.h"
 #include "race.h"
+#include "store_test_util.h"
 
 namespace novacat::store {
 namespace table_record_store_test {
@@ -32,10 +33,11 @@ using runtime::RecordStore;
 using runtime::UpdateResult;
 using testing::Backend;
 
-constexpr const char* kNova = "59d47572-ecfc-4738-a94e-c2d2b9936849";
-constexpr const char* kOtherNova = "78833635-915b-41b4-930d-84f91bf14b09";
-constexpr const char* kRunA = "2245bd5f-bb68-4f68-a2eb-92502318fa4e";
-constexpr const char* kRunB = "91e180b3-64f4-4100-a29e-835c0e448010";
+using testing::kNova;
+using testing::kNova2;
+using testing::kRunA;
+using testing::kRunB;
+
 constexpr const char* kRunC = "16e6678d-39fe-4f00-8e61-bd8674b6331b";
 constexpr const char* kKey = "RefreshReferences:n:1:2026-11-25T00:00:00Z";
 
@@ -139,18 +141,18 @@ class RecordStoreTest : public ::testing::TestWithParam<StoreParam> {
 TEST_P(RecordStoreTest, JobRunsPerNovaInSkOrder) {
   store().PutJobRun(Started(kRunB, std::string(kNova)));
   store().PutJobRun(Started(kRunA, std::string(kNova)));
-  store().PutJobRun(Started(kRunC, std::string(kOtherNova)));
+  store().PutJobRun(Started(kRunC, std::string(kNova2)));
   store().PutJobRun(Started(kRunC, std::nullopt));
   std::vector<JobRun> runs = store().ListJobRuns(kNova);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0], Started(kRunA, std::string(kNova)));
   EXPECT_EQ(runs[1], Started(kRunB, std::string(kNova)));
-  EXPECT_EQ(store().ListJobRuns(kOtherNova),
-            std::vector<JobRun>{Started(kRunC, std::string(kOtherNova))});
+  EXPECT_EQ(store().ListJobRuns(kNova2),
+            std::vector<JobRun>{Started(kRunC, std::string(kNova2))});
   EXPECT_EQ(store().GetJobRun(kRunC, std::nullopt),
             Started(kRunC, std::nullopt));
   EXPECT_EQ(store().GetJobRun(kRunA, std::nullopt), std::nullopt);
-  EXPECT_EQ(store().GetJobRun(kRunA, std::string(kOtherNova)), std::nullopt);
+  EXPECT_EQ(store().GetJobRun(kRunA, std::string(kNova2)), std::nullopt);
 }
 
 TEST_P(RecordStoreTest, UpdateJobRunIsConditional) {
