@@ -29,14 +29,7 @@ namespace {
 
 using testing::Backend;
 
-using testing::kDs1;
-using testing::kNova;
-using testing::kNova2;
-using testing::kRunA;
-using testing::kRunB;
-using testing::kSha;
-using testing::kT0;
-using testing::kT1;
+using namespace testing::ids;
 
 constexpr const char* kKey = "DownloadAndValidate:n:1:2026-11-25T00:00:00Z";
 

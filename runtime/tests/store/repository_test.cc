@@ -43,14 +43,7 @@ double HaversineArcsec(double ra1_deg, double dec1_deg, double ra2_deg,
   return 2 * std::asin(std::sqrt(std::clamp(h, 0.0, 1.0))) / kRad * 3600;
 }
 
-using testing::kDs1;
-using testing::kNova;
-using testing::kNova2;
-using testing::kRunA;
-using testing::kRunB;
-using testing::kSha;
-using testing::kT0;
-using testing::kT1;
+using namespace testing::ids;
 
 constexpr const char* kNova3 = "0b4c5a38-5d0a-4d4f-9e43-2f6f0e3b8a11";
 constexpr const char* kDs2 = "22222222-2222-4222-8222-222222222222";

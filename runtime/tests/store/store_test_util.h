@@ -10,7 +10,9 @@
 
 namespace novacat::store::testing {
 
-// The ids and times the repository and record store tests write.
+// The ids and times the repository and record store tests write
+// (`using namespace testing::ids;`).
+namespace ids {
 inline constexpr const char* kNova = "59d47572-ecfc-4738-a94e-c2d2b9936849";
 inline constexpr const char* kNova2 = "78833635-915b-41b4-930d-84f91bf14b09";
 inline constexpr const char* kRunA = "2245bd5f-bb68-4f68-a2eb-92502318fa4e";
@@ -20,6 +22,7 @@ inline constexpr const char* kT0 = "2026-11-25T13:45:00Z";
 inline constexpr const char* kT1 = "2026-11-25T13:46:00Z";
 inline constexpr const char* kSha =
     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+}  // namespace ids
 
 // Runs `f` and expects it to throw exactly `Error` with message `message`.
 template <class Error, class F>

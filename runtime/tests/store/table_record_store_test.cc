@@ -33,10 +33,7 @@ using runtime::RecordStore;
 using runtime::UpdateResult;
 using testing::Backend;
 
-using testing::kNova;
-using testing::kNova2;
-using testing::kRunA;
-using testing::kRunB;
+using namespace testing::ids;
 
 constexpr const char* kRunC = "16e6678d-39fe-4f00-8e61-bd8674b6331b";
 constexpr const char* kKey = "RefreshReferences:n:1:2026-11-25T00:00:00Z";
