@@ -8,6 +8,8 @@ gen=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# --check's records of what it found in sync, this run's own.
+export XDG_CACHE_HOME="$work/cache"
 
 
 # --version and --help.
@@ -203,5 +205,91 @@ expect_eq "new bad name message" "$(cat "$work/new.err")" \
 "$gen" >/dev/null 2>"$work/new.err"
 expect_eq "no SPEC exit" "$?" "106"
 expect_eq "no SPEC message" "$(head -n 1 "$work/new.err")" "SPEC is required"
+
+# --check keeps a record of what it found in sync (support/check_record.h):
+# the next check of the same specs and folder by the same binary trusts it
+# while no input and no generated file changed, and only then.
+records="$XDG_CACHE_HOME/novacat-gen"
+rm -rf "$records"
+mkdir -p "$work/rspecs"
+cp -r specs/shared specs/*.yaml "$work/rspecs/"
+rspecs=("$work/rspecs"/*.yaml)
+"$gen" -q --out "$work/rec" --steps-dir "$work/rsteps" "${rspecs[@]}" ||
+  fail "generation for the record failed"
+full="58 files in $work/rec are in sync with 6 specs"
+trusted="$full (unchanged since the last check; --no-cache checks them again)"
+check_rec() {  # check_rec NAME EXIT STDERR-LAST-LINE [ARGS...]
+  local name=$1 exit=$2 line=$3
+  shift 3
+  "$gen" --check --out "$work/rec" "$@" "${rspecs[@]}" >"$work/rec.out" \
+    2>"$work/rec.err"
+  expect_eq "$name: exit" "$?" "$exit"
+  expect_eq "$name: says" "$(tail -n 1 "$work/rec.err")" "$line"
+}
+check_rec "record: first check" 0 "$full"
+expect_eq "record: one file" "$(ls "$records" | grep -c '^check-[0-9a-f]*\.json$')" "1"
+record=$(ls "$records"/check-*.json)
+check_rec "record: trusted" 0 "$trusted"
+cp "$record" "$work/record.before"
+check_rec "record: --no-cache" 0 "$full" --no-cache
+cmp -s "$work/record.before" "$record" || fail "--no-cache rewrote the record"
+# A generated file edited (its size kept): stale, whatever the record says.
+sed -i 's/"TimeoutSeconds": 20/"TimeoutSeconds": 29/' \
+  "$work/rec/initialize_nova/statemachine.asl.json"
+check_rec "record: output edited" 1 "1 generated file is out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
+grep -c '^[-+] ' "$work/rec.out" | grep -qx 6 || fail "record: no diff of the edited file"
+sed -i 's/"TimeoutSeconds": 29/"TimeoutSeconds": 20/' \
+  "$work/rec/initialize_nova/statemachine.asl.json"
+check_rec "record: output restored" 0 "$trusted"
+# A generated file removed, and the manifest edited.
+mv "$work/rec/refresh_references/README.md" "$work/readme.kept"
+check_rec "record: output removed" 1 "1 generated file is out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
+mv "$work/readme.kept" "$work/rec/refresh_references/README.md"
+echo "extra.txt	initialize_nova" >>"$work/rec/MANIFEST"
+check_rec "record: manifest edited" 1 "1 generated file is out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
+sed -i '$d' "$work/rec/MANIFEST"
+check_rec "record: manifest restored" 0 "$trusted"
+# A spec edited so that what it makes changes: stale; a comment, which
+# changes no file, is checked in full once and then trusted again.
+sed -i 's/timeout: 20s/timeout: 21s/' "$work/rspecs/initialize_nova.yaml"
+check_rec "record: spec edited" 1 "6 generated files are out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
+sed -i 's/timeout: 21s/timeout: 20s/' "$work/rspecs/initialize_nova.yaml"
+echo "# a comment" >>"$work/rspecs/initialize_nova.yaml"
+check_rec "record: spec comment" 0 "$full"
+check_rec "record: spec comment again" 0 "$trusted"
+# An input no argument names: the governance the specs share.
+echo "# a comment" >>"$work/rspecs/shared/governance.yaml"
+check_rec "record: governance edited" 0 "$full"
+check_rec "record: governance again" 0 "$trusted"
+# Another generator's record, a broken one, and one for other specs.
+sed -i 's/"generator": "[0-9a-f]*/"generator": "0123/' "$record"
+check_rec "record: another generator" 0 "$full"
+grep -q '"generator": "0123' "$record" && fail "record: not saved again"
+printf '{' >"$record"
+check_rec "record: broken record" 0 "$full"
+expect_eq "record: broken record, stderr" "$(cat "$work/rec.err")" "$full"
+check_rec "record: saved again" 0 "$trusted"
+"$gen" --check -q --out "$work/rec" "${rspecs[@]:1}" >/dev/null 2>&1
+expect_eq "record: other specs exit" "$?" "1"
+expect_eq "record: a record per list of specs" \
+  "$(ls "$records" | grep -c '^check-[0-9a-f]*\.json$')" "1"
+check_rec "record: still trusted" 0 "$trusted"
+# A cache folder that cannot be written costs the speed, not the result.
+XDG_CACHE_HOME="$work/rspecs/initialize_nova.yaml" check_rec \
+  "record: unwritable cache" 0 "$full"
+expect_eq "record: unwritable cache, stderr" "$(cat "$work/rec.err")" "$full"
+XDG_CACHE_HOME="$work/rspecs/initialize_nova.yaml" check_rec \
+  "record: unwritable cache again" 0 "$full"
+# A trusted check prints the specs' diagnostics as a full one does.
+"$gen" -q --out "$work/warn" --steps-dir "$work/wsteps" \
+  tests/malformed/retry-budget.yaml 2>/dev/null || fail "warning spec failed"
+for run in full trusted; do
+  "$gen" --check --out "$work/warn" tests/malformed/retry-budget.yaml \
+    >/dev/null 2>"$work/warn.err"
+  expect_eq "record: $run check of a spec with a warning" \
+    "$(head -n -1 "$work/warn.err")" "$(cat tests/malformed/retry-budget.expected)"
+done
+expect_eq "record: trusted with a warning" "$(tail -n 1 "$work/warn.err")" \
+  "10 files in $work/warn are in sync with 1 spec (unchanged since the last check; --no-cache checks them again)"
 
 finish "all CLI tests passed"

@@ -10,6 +10,7 @@ validator=$(pwd)/tests/tools/validate_sarif.mjs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+export XDG_CACHE_HOME="$work/cache"  # --check's records, this run's own
 validate() { node "$validator" "$@" 2>&1; }
 
 "$gen" --format sarif --out "$work/out" tests/malformed/unknown-state-suggestion.yaml \

@@ -10,6 +10,7 @@
 #include "compiler.h"
 #include "emit/spec_scaffold.h"
 #include "support/allocator.h"
+#include "support/check_record.h"
 #include "support/diagnostic_formats.h"
 #include "support/file_set.h"
 
@@ -38,6 +39,17 @@ int main(int argc, char** argv) {
   app.add_flag("--check", check,
                "Write nothing; print a unified diff of every stale, missing "
                "or orphaned file and exit 1 when anything differs");
+  bool no_cache = false;
+  app.add_flag("--no-cache", no_cache,
+               "With --check: compare every file again, neither trusting nor "
+               "keeping the record of the last check");
+  std::string cache_dir = novacat::DefaultCacheDir();
+  app.add_option("--cache-dir", cache_dir,
+                 "Where --check keeps the record of what it found in sync "
+                 "(the next check of the same specs and folder by the same "
+                 "novacat-gen skips the generation when no input or "
+                 "generated file changed)")
+      ->capture_default_str();
   std::string steps_dir = "workflows";
   app.add_option("--steps-dir", steps_dir,
                  "Folder of the hand-written step logic; a workflow's "
@@ -121,6 +133,14 @@ int main(int argc, char** argv) {
                stdout);
   };
 
+  auto report_in_sync = [&](size_t compared, std::string_view how) {
+    std::fputs(
+        fmt::format("{} files in {} are in sync with {} spec{}{}\n", compared,
+                    out_dir, specs.size(), specs.size() == 1 ? "" : "s", how)
+            .c_str(),
+        stderr);
+  };
+
   novacat::DiagnosticSink sink;
   if (explain) {
     auto loaded = novacat::LoadAndCheck(specs, novacat::DiskFileReader(), sink);
@@ -142,8 +162,32 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  // In sync when --check last looked, and nothing changed since: the specs
+  // are loaded and checked (their diagnostics printed), nothing generated.
+  std::optional<novacat::CheckRecord> record;
+  if (check && !no_cache)
+    record = novacat::CheckRecord::For(
+        cache_dir, novacat::ProgramBuildIds() + " " + NOVACAT_VERSION, out_dir,
+        specs);
+  if (record) {
+    if (const size_t compared = record->Holds()) {
+      novacat::LoadAndCheck(specs, novacat::DiskFileReader(), sink);
+      if (sink.has_errors()) {  // as the whole run would have said
+        report_diagnostics(sink, nullptr);
+        return kExitError;
+      }
+      const novacat::CheckReport in_sync;
+      report_diagnostics(sink, &in_sync);
+      if (!quiet)
+        report_in_sync(compared,
+                       " (unchanged since the last check; --no-cache "
+                       "checks them again)");
+      return 0;
+    }
+  }
+  novacat::RecordingReader reads(novacat::DiskFileReader());
   std::optional<novacat::FileSet> files = novacat::Compile(
-      specs, novacat::DiskFileReader(), sink, out_dir,
+      specs, reads.reader(), sink, out_dir,
       check ? novacat::Scaffolds::kSkip : novacat::Scaffolds::kMake);
   if (!files || !check) report_diagnostics(sink, nullptr);
   if (!files) return kExitError;
@@ -162,13 +206,15 @@ int main(int argc, char** argv) {
                  stderr);
       return kExitStale;
     }
-    if (!quiet) {
-      std::fputs(fmt::format("{} files in {} are in sync with {} spec{}\n",
-                             files->files().size() + 1, out_dir, specs.size(),
-                             specs.size() == 1 ? "" : "s")
-                     .c_str(),
-                 stderr);
+    if (record) {
+      std::vector<std::pair<std::string, std::string_view>> compared;
+      compared.reserve(files->files().size() + 1);
+      for (const auto& [path, file] : files->files())
+        compared.emplace_back(path, file.content);
+      compared.emplace_back(novacat::kManifestName, report.manifest);
+      record->Save(reads.reads(), compared);
     }
+    if (!quiet) report_in_sync(files->files().size() + 1, "");
     return 0;
   }
 

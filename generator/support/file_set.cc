@@ -221,6 +221,11 @@ bool WriteAtomically(const fs::path& path, const std::string& content,
 
 }  // namespace
 
+bool WriteFileAtomically(const std::string& path, const std::string& content,
+                         std::string* error) {
+  return WriteAtomically(fs::path(path), content, error);
+}
+
 std::string UnifiedDiff(const std::string& path, const std::string& before,
                         const std::string& after) {
   std::vector<std::string> a = SplitLines(before);
@@ -357,6 +362,7 @@ CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
     report.findings.emplace_back(path, "orphaned");
     report.diff += UnifiedDiff(path, *current, "");
   }
+  report.manifest = manifest;
   return report;
 }
 

@@ -37,6 +37,12 @@ struct GeneratedFile {
 // copy of the file.
 bool FileHolds(const std::string& path, std::string_view expected);
 
+// Writes `content` to `path` through a temporary file renamed over it, so
+// that a reader sees the old file or the new one, never a part; creates the
+// folders it needs. On failure, `error` says why and nothing is left.
+bool WriteFileAtomically(const std::string& path, const std::string& content,
+                         std::string* error);
+
 // Whether a run makes the step logic's scaffolds (FileSet::Scaffold): one
 // that writes nothing (--check, which never compares them) skips them.
 enum class Scaffolds { kMake, kSkip };
@@ -120,6 +126,8 @@ struct CheckReport {
   // Each stale file (relative to the output folder) and what is wrong with
   // it: "out of date", "missing" or "orphaned", in the order of `diff`.
   std::vector<std::pair<std::string, std::string>> findings;
+  // The manifest the files make, which the folder's must hold.
+  std::string manifest;
 };
 
 // Compares `files` (and the manifest) with `out_dir` without writing. The

@@ -1,0 +1,205 @@
+#include "support/check_record.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+// Header only: the generator links no hashing library.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace novacat {
+
+namespace {
+
+// Bumped when what a record holds or means changes.
+constexpr int kRecordFormat = 1;
+
+std::string Hex(XXH128_hash_t hash) {
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, hash);
+  std::string out;
+  out.reserve(2 * sizeof canonical.digest);
+  for (unsigned char byte : canonical.digest)
+    fmt::format_to(std::back_inserter(out), "{:02x}", byte);
+  return out;
+}
+
+// The GNU build id note of one loaded object, in hex ("" when it has none).
+std::string BuildIdOf(const struct dl_phdr_info& info) {
+  std::string id;
+  for (ElfW(Half) i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info.dlpi_phdr[i];
+    if (segment.p_type != PT_NOTE) continue;
+    const char* at =
+        reinterpret_cast<const char*>(info.dlpi_addr + segment.p_vaddr);
+    const char* end = at + segment.p_memsz;
+    while (at + sizeof(ElfW(Nhdr)) <= end) {
+      const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(at);
+      const char* name = at + sizeof(ElfW(Nhdr));
+      const char* desc = name + ((note->n_namesz + 3) & ~3u);
+      if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+          std::memcmp(name, "GNU", 4) == 0 && desc + note->n_descsz <= end) {
+        for (ElfW(Word) b = 0; b < note->n_descsz; ++b)
+          fmt::format_to(std::back_inserter(id), "{:02x}",
+                         static_cast<unsigned char>(desc[b]));
+        return id;
+      }
+      at = desc + ((note->n_descsz + 3) & ~3u);
+    }
+  }
+  return id;
+}
+
+// dl_iterate_phdr's callback: appends each object's build id to the
+// identity, or empties it and stops at an object that has none.
+int AppendBuildId(struct dl_phdr_info* info, size_t, void* data) {
+  auto* identity = static_cast<std::optional<std::string>*>(data);
+  const std::string id = BuildIdOf(*info);
+  if (id.empty()) {
+    *identity = std::nullopt;
+    return 1;
+  }
+  **identity += (*identity)->empty() ? id : "," + id;
+  return 0;
+}
+
+}  // namespace
+
+std::string FingerprintOf(std::string_view bytes) {
+  return Hex(XXH3_128bits(bytes.data(), bytes.size()));
+}
+
+std::optional<std::string> FingerprintOfFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat info;
+  bool ok = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  XXH3_state_t state;
+  XXH3_128bits_reset(&state);
+  char chunk[64 * 1024];
+  while (ok) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ok = false;
+    if (n <= 0) break;
+    XXH3_128bits_update(&state, chunk, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  if (!ok) return std::nullopt;
+  return Hex(XXH3_128bits_digest(&state));
+}
+
+RecordingReader::RecordingReader(FileReader read) : read_(std::move(read)) {}
+
+FileReader RecordingReader::reader() {
+  return [this](const std::string& path) {
+    std::optional<std::string> text = read_(path);
+    std::optional<std::string> fingerprint;
+    if (text) fingerprint = FingerprintOf(*text);
+    const std::lock_guard<std::mutex> lock(mutex_);
+    reads_[path] = std::move(fingerprint);
+    return text;
+  };
+}
+
+InputFingerprints RecordingReader::reads() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return reads_;
+}
+
+std::string ProgramBuildIds() {
+  std::optional<std::string> identity = std::string();
+  dl_iterate_phdr(AppendBuildId, &identity);
+  return identity.value_or("");
+}
+
+std::string DefaultCacheDir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/novacat-gen";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/novacat-gen";
+  return "";
+}
+
+std::optional<CheckRecord> CheckRecord::For(
+    const std::string& cache_dir, const std::string& generator,
+    const std::string& out_dir, const std::vector<std::string>& specs) {
+  if (cache_dir.empty() || generator.empty()) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  if (ec) return std::nullopt;
+  CheckRecord record;
+  record.generator_ = generator;
+  record.cwd_ = cwd.string();
+  record.out_dir_ = out_dir;
+  record.specs_ = specs;
+  // One file per working folder, output folder and list of specs; the
+  // record repeats them, so that two checks whose names collide each find
+  // the other's record is not theirs.
+  std::string key = record.cwd_ + '\0' + out_dir;
+  for (const auto& spec : specs) key += '\0' + spec;
+  record.path_ = fmt::format("{}/check-{:016x}.json", cache_dir,
+                             XXH3_64bits(key.data(), key.size()));
+  return record;
+}
+
+size_t CheckRecord::Holds() const {
+  std::optional<std::string> text = DiskFileReader()(path_);
+  if (!text) return 0;
+  const nlohmann::json record = nlohmann::json::parse(*text, nullptr, false);
+  try {
+    if (record.is_discarded() || record.at("format") != kRecordFormat ||
+        record.at("generator") != generator_ || record.at("cwd") != cwd_ ||
+        record.at("out") != out_dir_ ||
+        record.at("specs").get<std::vector<std::string>>() != specs_)
+      return 0;
+    for (const auto& [path, fingerprint] : record.at("inputs").items()) {
+      const std::optional<std::string> now = FingerprintOfFile(path);
+      if (fingerprint.is_null() ? now.has_value() : !now || fingerprint != *now)
+        return 0;
+    }
+    const nlohmann::json& compared = record.at("compared");
+    for (const auto& [path, fingerprint] : compared.items()) {
+      const std::optional<std::string> now =
+          FingerprintOfFile(out_dir_ + "/" + path);
+      if (!now || fingerprint != *now) return 0;
+    }
+    return compared.size();
+  } catch (const nlohmann::json::exception&) {
+    return 0;  // not a record of this format
+  }
+}
+
+void CheckRecord::Save(
+    const InputFingerprints& inputs,
+    const std::vector<std::pair<std::string, std::string_view>>& compared)
+    const {
+  nlohmann::ordered_json record = {{"format", kRecordFormat},
+                                   {"generator", generator_},
+                                   {"cwd", cwd_},
+                                   {"out", out_dir_},
+                                   {"specs", specs_}};
+  nlohmann::ordered_json& read = record["inputs"] =
+      nlohmann::ordered_json::object();
+  for (const auto& [path, fingerprint] : inputs)
+    read[path] = fingerprint ? nlohmann::ordered_json(*fingerprint) : nullptr;
+  nlohmann::ordered_json& files = record["compared"] =
+      nlohmann::ordered_json::object();
+  for (const auto& [path, content] : compared)
+    files[path] = FingerprintOf(content);
+  std::string error;
+  (void)WriteFileAtomically(path_, record.dump(1) + "\n", &error);
+}
+
+}  // namespace novacat
