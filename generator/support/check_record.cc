@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <filesystem>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 // Header only: the generator links no hashing library.
