@@ -229,6 +229,13 @@ check_rec() {  # check_rec NAME EXIT STDERR-LAST-LINE [ARGS...]
 check_rec "record: first check" 0 "$full"
 expect_eq "record: one file" "$(ls "$records" | grep -c '^check-[0-9a-f]*\.json$')" "1"
 record=$(ls "$records"/check-*.json)
+# The generator's identity opens with its binary's build id, as readelf
+# reads it, then the shared objects' and the version.
+expect_eq "record: the binary's build id" \
+  "$(grep -o '"generator": "[0-9a-f]*' "$record" | cut -d'"' -f4)" \
+  "$(readelf -n "$gen" | sed -n 's/^ *Build ID: //p')"
+grep -q '"generator": "[0-9a-f,]* 0\.1\.0",$' "$record" ||
+  fail "record: the generator's identity"
 check_rec "record: trusted" 0 "$trusted"
 cp "$record" "$work/record.before"
 check_rec "record: --no-cache" 0 "$full" --no-cache
@@ -271,9 +278,29 @@ expect_eq "record: broken record, stderr" "$(cat "$work/rec.err")" "$full"
 check_rec "record: saved again" 0 "$trusted"
 "$gen" --check -q --out "$work/rec" "${rspecs[@]:1}" >/dev/null 2>&1
 expect_eq "record: other specs exit" "$?" "1"
-expect_eq "record: a record per list of specs" \
+expect_eq "record: none kept of a stale check" \
   "$(ls "$records" | grep -c '^check-[0-9a-f]*\.json$')" "1"
 check_rec "record: still trusted" 0 "$trusted"
+# The folder named otherwise: a record of its own.
+"$gen" --check --out "$work/./rec" "${rspecs[@]}" 2>"$work/rec.err"
+expect_eq "record: the folder named otherwise" "$(cat "$work/rec.err")" \
+  "58 files in $work/./rec are in sync with 6 specs"
+expect_eq "record: a record per folder as named" \
+  "$(ls "$records" | grep -c '^check-[0-9a-f]*\.json$')" "2"
+# An input gone: the specs' error, not the record's word.
+mv "$work/rspecs/shared/governance.yaml" "$work/governance.kept"
+check_rec "record: governance gone" 2 "147 errors, 0 warnings"
+expect_eq "record: governance gone, the error" \
+  "$(grep -c "error: cannot read governance file '$work/rspecs/shared/governance.yaml' \[governance-not-found\]$" "$work/rec.err")" "1"
+mv "$work/governance.kept" "$work/rspecs/shared/governance.yaml"
+check_rec "record: governance back" 0 "$trusted"
+# The machine formats say the same of a trusted check as of a full one.
+"$gen" --check --no-cache --format sarif --out "$work/rec" "${rspecs[@]}" \
+  >"$work/full.sarif" 2>/dev/null
+"$gen" --check --format sarif --out "$work/rec" "${rspecs[@]}" \
+  >"$work/trusted.sarif" 2>"$work/rec.err"
+expect_eq "record: trusted sarif" "$(cat "$work/trusted.sarif")" "$(cat "$work/full.sarif")"
+expect_eq "record: trusted sarif, stderr" "$(cat "$work/rec.err")" "$trusted"
 # A cache folder that cannot be written costs the speed, not the result.
 XDG_CACHE_HOME="$work/rspecs/initialize_nova.yaml" check_rec \
   "record: unwritable cache" 0 "$full"

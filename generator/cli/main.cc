@@ -166,23 +166,27 @@ int main(int argc, char** argv) {
   // are loaded and checked (their diagnostics printed), nothing generated.
   std::optional<novacat::CheckRecord> record;
   if (check && !no_cache)
-    record = novacat::CheckRecord::For(
-        cache_dir, novacat::ProgramBuildIds() + " " + NOVACAT_VERSION, out_dir,
-        specs);
+    record = novacat::CheckRecord::For(cache_dir, novacat::ProgramBuildIds(),
+                                       NOVACAT_VERSION, out_dir, specs);
   if (record) {
-    if (const size_t compared = record->Holds()) {
-      novacat::LoadAndCheck(specs, novacat::DiskFileReader(), sink);
-      if (sink.has_errors()) {  // as the whole run would have said
-        report_diagnostics(sink, nullptr);
-        return kExitError;
+    if (std::optional<novacat::CheckRecord::Held> held = record->Holds()) {
+      novacat::RecordingReader loaded(novacat::DiskFileReader());
+      novacat::LoadAndCheck(specs, loaded.reader(), sink);
+      // An input edited since Holds looked: check in full, from scratch.
+      if (loaded.reads() == held->inputs) {
+        if (sink.has_errors()) {  // as the whole run would have said
+          report_diagnostics(sink, nullptr);
+          return kExitError;
+        }
+        const novacat::CheckReport in_sync;
+        report_diagnostics(sink, &in_sync);
+        if (!quiet)
+          report_in_sync(held->compared,
+                         " (unchanged since the last check; --no-cache "
+                         "checks them again)");
+        return 0;
       }
-      const novacat::CheckReport in_sync;
-      report_diagnostics(sink, &in_sync);
-      if (!quiet)
-        report_in_sync(compared,
-                       " (unchanged since the last check; --no-cache "
-                       "checks them again)");
-      return 0;
+      sink = novacat::DiagnosticSink();
     }
   }
   novacat::RecordingReader reads(novacat::DiskFileReader());
@@ -206,7 +210,7 @@ int main(int argc, char** argv) {
                  stderr);
       return kExitStale;
     }
-    if (record) {
+    if (record && reads.consistent()) {
       std::vector<std::pair<std::string, std::string_view>> compared;
       compared.reserve(files->files().size() + 1);
       for (const auto& [path, file] : files->files())

@@ -37,26 +37,38 @@ std::string Hex(XXH128_hash_t hash) {
 }
 
 // The GNU build id note of one loaded object, in hex ("" when it has none).
+// Sizes are compared with what is left of the segment, never by pointers
+// past its end; notes are padded to the segment's alignment (4, or 8 for
+// the notes of .note.gnu.property), as glibc reads them.
 std::string BuildIdOf(const struct dl_phdr_info& info) {
   std::string id;
   for (ElfW(Half) i = 0; i < info.dlpi_phnum; ++i) {
     const ElfW(Phdr)& segment = info.dlpi_phdr[i];
     if (segment.p_type != PT_NOTE) continue;
+    const size_t align = segment.p_align == 8 ? 8 : 4;
+    auto padded = [align](size_t n) { return (n + align - 1) & ~(align - 1); };
     const char* at =
         reinterpret_cast<const char*>(info.dlpi_addr + segment.p_vaddr);
-    const char* end = at + segment.p_memsz;
-    while (at + sizeof(ElfW(Nhdr)) <= end) {
+    size_t left = segment.p_memsz;
+    while (left >= sizeof(ElfW(Nhdr))) {
       const auto* note = reinterpret_cast<const ElfW(Nhdr)*>(at);
+      const size_t name_size = padded(note->n_namesz);
+      const size_t desc_size = padded(note->n_descsz);
+      const size_t body = left - sizeof(ElfW(Nhdr));
+      if (name_size > body || note->n_descsz > body - name_size) break;
       const char* name = at + sizeof(ElfW(Nhdr));
-      const char* desc = name + ((note->n_namesz + 3) & ~3u);
+      const char* desc = name + name_size;
       if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
-          std::memcmp(name, "GNU", 4) == 0 && desc + note->n_descsz <= end) {
+          std::memcmp(name, "GNU", 4) == 0) {
         for (ElfW(Word) b = 0; b < note->n_descsz; ++b)
           fmt::format_to(std::back_inserter(id), "{:02x}",
                          static_cast<unsigned char>(desc[b]));
         return id;
       }
-      at = desc + ((note->n_descsz + 3) & ~3u);
+      if (desc_size > body - name_size) break;
+      const size_t whole = sizeof(ElfW(Nhdr)) + name_size + desc_size;
+      at += whole;
+      left -= whole;
     }
   }
   return id;
@@ -109,7 +121,8 @@ FileReader RecordingReader::reader() {
     std::optional<std::string> fingerprint;
     if (text) fingerprint = FingerprintOf(*text);
     const std::lock_guard<std::mutex> lock(mutex_);
-    reads_[path] = std::move(fingerprint);
+    auto [it, first] = reads_.emplace(path, fingerprint);
+    if (!first && it->second != fingerprint) consistent_ = false;
     return text;
   };
 }
@@ -117,6 +130,11 @@ FileReader RecordingReader::reader() {
 InputFingerprints RecordingReader::reads() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   return reads_;
+}
+
+bool RecordingReader::consistent() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return consistent_;
 }
 
 std::string ProgramBuildIds() {
@@ -134,14 +152,15 @@ std::string DefaultCacheDir() {
 }
 
 std::optional<CheckRecord> CheckRecord::For(
-    const std::string& cache_dir, const std::string& generator,
-    const std::string& out_dir, const std::vector<std::string>& specs) {
-  if (cache_dir.empty() || generator.empty()) return std::nullopt;
+    const std::string& cache_dir, const std::string& build_ids,
+    const std::string& version, const std::string& out_dir,
+    const std::vector<std::string>& specs) {
+  if (cache_dir.empty() || build_ids.empty()) return std::nullopt;
   std::error_code ec;
   const std::filesystem::path cwd = std::filesystem::current_path(ec);
   if (ec) return std::nullopt;
   CheckRecord record;
-  record.generator_ = generator;
+  record.generator_ = build_ids + " " + version;
   record.cwd_ = cwd.string();
   record.out_dir_ = out_dir;
   record.specs_ = specs;
@@ -155,34 +174,54 @@ std::optional<CheckRecord> CheckRecord::For(
   return record;
 }
 
-size_t CheckRecord::Holds() const {
-  std::optional<std::string> text = DiskFileReader()(path_);
-  if (!text) return 0;
+std::optional<CheckRecord::Held> CheckRecord::Holds() const {
+  const FileReader read = DiskFileReader();
+  std::optional<std::string> text = read(path_);
+  if (!text) return std::nullopt;
   const nlohmann::json record = nlohmann::json::parse(*text, nullptr, false);
   try {
     if (record.is_discarded() || record.at("format") != kRecordFormat ||
         record.at("generator") != generator_ || record.at("cwd") != cwd_ ||
         record.at("out") != out_dir_ ||
         record.at("specs").get<std::vector<std::string>>() != specs_)
-      return 0;
+      return std::nullopt;
+    Held held;
+    // Each input fingerprinted from what the run's reader returns (a folder
+    // reads as "", for one), so that it means what it meant when recorded.
     for (const auto& [path, fingerprint] : record.at("inputs").items()) {
-      const std::optional<std::string> now = FingerprintOfFile(path);
+      std::optional<std::string> now;
+      if (std::optional<std::string> bytes = read(path))
+        now = FingerprintOf(*bytes);
       if (fingerprint.is_null() ? now.has_value() : !now || fingerprint != *now)
-        return 0;
+        return std::nullopt;
+      held.inputs.emplace(path, std::move(now));
     }
     const nlohmann::json& compared = record.at("compared");
     for (const auto& [path, fingerprint] : compared.items()) {
       const std::optional<std::string> now =
           FingerprintOfFile(out_dir_ + "/" + path);
-      if (!now || fingerprint != *now) return 0;
+      if (!now || fingerprint != *now) return std::nullopt;
     }
-    return compared.size();
+    held.compared = compared.size();
+    if (held.compared == 0) return std::nullopt;
+    return held;
   } catch (const nlohmann::json::exception&) {
-    return 0;  // not a record of this format
+    return std::nullopt;  // not a record of this format
   }
 }
 
 void CheckRecord::Save(
+    const InputFingerprints& inputs,
+    const std::vector<std::pair<std::string, std::string_view>>& compared)
+    const {
+  try {
+    SaveRecord(inputs, compared);
+  } catch (const nlohmann::json::exception&) {
+    // A name that is not UTF-8 cannot be written as JSON: no record.
+  }
+}
+
+void CheckRecord::SaveRecord(
     const InputFingerprints& inputs,
     const std::vector<std::pair<std::string, std::string_view>>& compared)
     const {

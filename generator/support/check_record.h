@@ -54,11 +54,15 @@ class RecordingReader {
   explicit RecordingReader(FileReader read);
   FileReader reader();
   InputFingerprints reads() const;
+  // False when a path was read twice and held different bytes each time:
+  // the run's inputs have no one fingerprint, and no record is kept.
+  bool consistent() const;
 
  private:
   FileReader read_;
   mutable std::mutex mutex_;
   InputFingerprints reads_;
+  bool consistent_ = true;
 };
 
 // The GNU build ids of the running program and of every shared object it
@@ -73,22 +77,30 @@ std::string DefaultCacheDir();
 class CheckRecord {
  public:
   // The record of a --check of `specs` (as given) into `out_dir` from the
-  // current folder by `generator` (its build id and version), kept in
-  // `cache_dir`. nullopt when there is no cache folder or no generator id:
-  // no record can be trusted then.
+  // current folder by the generator `build_ids` (ProgramBuildIds) and
+  // `version` name, kept in `cache_dir`. nullopt when there is no cache
+  // folder or no build ids: no record can be trusted then.
   static std::optional<CheckRecord> For(const std::string& cache_dir,
-                                        const std::string& generator,
+                                        const std::string& build_ids,
+                                        const std::string& version,
                                         const std::string& out_dir,
                                         const std::vector<std::string>& specs);
 
-  // The number of files the recorded check compared when the record exists,
-  // is this check's, and every input and compared file still holds what it
-  // recorded; 0 otherwise.
-  size_t Holds() const;
+  // What a record that still holds says of the check it recorded.
+  struct Held {
+    size_t compared = 0;       // the files it compared, the manifest among them
+    InputFingerprints inputs;  // what it read
+  };
+  // Whether the record exists, is this check's, and every input and
+  // compared file still holds what it recorded. The caller that loads the
+  // specs again must find `inputs` as they were (read through a
+  // RecordingReader): a spec edited in between makes the record not hold.
+  std::optional<Held> Holds() const;
 
   // Records a check that found everything in sync: what it read, and each
   // file it compared (relative to the output folder) with the text it
-  // expected there. Written atomically; a failure is ignored (see above).
+  // expected there. Written atomically; a failure (a folder that cannot be
+  // written, a name that is not UTF-8) is ignored (see above).
   void Save(const InputFingerprints& inputs,
             const std::vector<std::pair<std::string, std::string_view>>&
                 compared) const;
@@ -98,6 +110,9 @@ class CheckRecord {
 
  private:
   CheckRecord() = default;
+  void SaveRecord(const InputFingerprints& inputs,
+                  const std::vector<std::pair<std::string, std::string_view>>&
+                      compared) const;
   // What identifies this check, written in the record and compared whole.
   std::string generator_, cwd_, out_dir_;
   std::vector<std::string> specs_;

@@ -30,14 +30,14 @@ class CheckRecordTest : public ::testing::Test {
   }
 
   // A record of a check that read `spec` and compared out/a.json.
-  CheckRecord SavedRecord(const std::string& generator = "gen 1") {
+  CheckRecord SavedRecord(const std::string& build_ids = "ab01") {
     Put("spec.yaml", "workflow: w\n");
     Put("out/a.json", "{}\n");
     RecordingReader reads(DiskFileReader());
     EXPECT_EQ(reads.reader()(At("spec.yaml")), "workflow: w\n");
     EXPECT_EQ(reads.reader()(At("shared.yaml")), std::nullopt);
-    CheckRecord record =
-        *CheckRecord::For(At("cache"), generator, At("out"), {At("spec.yaml")});
+    CheckRecord record = *CheckRecord::For(At("cache"), build_ids, "1.0",
+                                           At("out"), {At("spec.yaml")});
     record.Save(reads.reads(), {{"a.json", "{}\n"}});
     return record;
   }
@@ -65,51 +65,69 @@ TEST_F(CheckRecordTest, TheReaderRecordsWhatItReadAndWhatWasAbsent) {
   RecordingReader reads(DiskFileReader());
   EXPECT_EQ(reads.reader()(At("a")), "one");
   EXPECT_EQ(reads.reader()(At("b")), std::nullopt);
+  EXPECT_EQ(reads.reader()(At("a")), "one");
   EXPECT_EQ(reads.reads(), (InputFingerprints{{At("a"), FingerprintOf("one")},
                                               {At("b"), std::nullopt}}));
+  EXPECT_TRUE(reads.consistent());
+  Put("a", "two");  // read again, changed meanwhile
+  EXPECT_EQ(reads.reader()(At("a")), "two");
+  EXPECT_FALSE(reads.consistent());
 }
 
-TEST_F(CheckRecordTest, NoRecordWithoutACacheFolderOrAGeneratorIdentity) {
-  EXPECT_FALSE(CheckRecord::For("", "gen 1", "out", {"a.yaml"}));
-  EXPECT_FALSE(CheckRecord::For(At("cache"), "", "out", {"a.yaml"}));
+TEST_F(CheckRecordTest, NoRecordWithoutACacheFolderOrBuildIds) {
+  EXPECT_FALSE(CheckRecord::For("", "ab01", "1.0", "out", {"a.yaml"}));
+  // What ProgramBuildIds says of a program with an object without one.
+  EXPECT_FALSE(CheckRecord::For(At("cache"), "", "1.0", "out", {"a.yaml"}));
+  EXPECT_TRUE(CheckRecord::For(At("cache"), "ab01", "1.0", "out", {"a.yaml"}));
 }
 
 TEST_F(CheckRecordTest, HoldsWhileNothingItNamesChanged) {
   const CheckRecord record = SavedRecord();
   EXPECT_EQ(fs::path(record.path()).parent_path(), dir_ / "cache");
-  EXPECT_EQ(record.Holds(), 1u);
+  std::optional<CheckRecord::Held> held = record.Holds();
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->compared, 1u);
+  EXPECT_EQ(held->inputs, (InputFingerprints{
+                              {At("spec.yaml"), FingerprintOf("workflow: w\n")},
+                              {At("shared.yaml"), std::nullopt}}));
   Put("spec.yaml", "workflow: v\n");
-  EXPECT_EQ(record.Holds(), 0u);
+  EXPECT_FALSE(record.Holds());
   Put("spec.yaml", "workflow: w\n");
-  EXPECT_EQ(record.Holds(), 1u);
+  EXPECT_TRUE(record.Holds());
   Put("shared.yaml", "");  // was absent
-  EXPECT_EQ(record.Holds(), 0u);
+  EXPECT_FALSE(record.Holds());
   fs::remove(dir_ / "shared.yaml");
   Put("out/a.json", "{ }\n");
-  EXPECT_EQ(record.Holds(), 0u);
+  EXPECT_FALSE(record.Holds());
   fs::remove(dir_ / "out/a.json");
-  EXPECT_EQ(record.Holds(), 0u);
+  EXPECT_FALSE(record.Holds());
 }
 
 TEST_F(CheckRecordTest, HoldsOnlyForTheSameGeneratorFolderAndSpecs) {
-  SavedRecord("gen 1");
-  EXPECT_EQ(CheckRecord::For(At("cache"), "gen 2", At("out"), {At("spec.yaml")})
-                ->Holds(),
-            0u);
-  EXPECT_EQ(CheckRecord::For(At("cache"), "gen 1", At("out"),
-                             {At("spec.yaml"), At("spec.yaml")})
-                ->Holds(),
-            0u);
-  EXPECT_EQ(CheckRecord::For(At("cache"), "gen 1", At("out"), {At("spec.yaml")})
-                ->Holds(),
-            1u);
+  SavedRecord("ab01");
+  auto holds = [&](const std::string& build_ids, const std::string& version,
+                   const std::vector<std::string>& specs) {
+    return CheckRecord::For(At("cache"), build_ids, version, At("out"), specs)
+        ->Holds()
+        .has_value();
+  };
+  EXPECT_TRUE(holds("ab01", "1.0", {At("spec.yaml")}));
+  EXPECT_FALSE(holds("ab02", "1.0", {At("spec.yaml")}));
+  EXPECT_FALSE(holds("ab01", "1.1", {At("spec.yaml")}));
+  EXPECT_FALSE(holds("ab01", "1.0", {At("spec.yaml"), At("spec.yaml")}));
+}
+
+TEST_F(CheckRecordTest, AFolderWhereAnAbsentInputWasIsAChange) {
+  const CheckRecord record = SavedRecord();
+  fs::create_directories(dir_ / "shared.yaml");
+  EXPECT_FALSE(record.Holds());
 }
 
 TEST_F(CheckRecordTest, ABrokenRecordIsNoRecord) {
   const CheckRecord record = SavedRecord();
   for (const char* text : {"", "{", "[]", "{\"format\": 1}", "null"}) {
     std::ofstream(record.path(), std::ios::trunc) << text;
-    EXPECT_EQ(record.Holds(), 0u) << text;
+    EXPECT_FALSE(record.Holds()) << text;
   }
 }
 
