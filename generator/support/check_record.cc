@@ -1,18 +1,14 @@
 #include "support/check_record.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <filesystem>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 // Header only: the generator links no hashing library.
@@ -26,14 +22,15 @@ namespace {
 // Bumped when what a record holds or means changes.
 constexpr int kRecordFormat = 1;
 
+// `bytes` as lowercase hex digits, two a byte.
+std::string Hex(const unsigned char* bytes, size_t size) {
+  return fmt::format("{:02x}", fmt::join(bytes, bytes + size, ""));
+}
+
 std::string Hex(XXH128_hash_t hash) {
   XXH128_canonical_t canonical;
   XXH128_canonicalFromHash(&canonical, hash);
-  std::string out;
-  out.reserve(2 * sizeof canonical.digest);
-  for (unsigned char byte : canonical.digest)
-    fmt::format_to(std::back_inserter(out), "{:02x}", byte);
-  return out;
+  return Hex(canonical.digest, sizeof canonical.digest);
 }
 
 // The GNU build id note of one loaded object, in hex ("" when it has none).
@@ -41,7 +38,6 @@ std::string Hex(XXH128_hash_t hash) {
 // past its end; notes are padded to the segment's alignment (4, or 8 for
 // the notes of .note.gnu.property), as glibc reads them.
 std::string BuildIdOf(const struct dl_phdr_info& info) {
-  std::string id;
   for (ElfW(Half) i = 0; i < info.dlpi_phnum; ++i) {
     const ElfW(Phdr)& segment = info.dlpi_phdr[i];
     if (segment.p_type != PT_NOTE) continue;
@@ -59,19 +55,16 @@ std::string BuildIdOf(const struct dl_phdr_info& info) {
       const char* name = at + sizeof(ElfW(Nhdr));
       const char* desc = name + name_size;
       if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
-          std::memcmp(name, "GNU", 4) == 0) {
-        for (ElfW(Word) b = 0; b < note->n_descsz; ++b)
-          fmt::format_to(std::back_inserter(id), "{:02x}",
-                         static_cast<unsigned char>(desc[b]));
-        return id;
-      }
+          std::memcmp(name, "GNU", 4) == 0)
+        return Hex(reinterpret_cast<const unsigned char*>(desc),
+                   note->n_descsz);
       if (desc_size > body - name_size) break;
       const size_t whole = sizeof(ElfW(Nhdr)) + name_size + desc_size;
       at += whole;
       left -= whole;
     }
   }
-  return id;
+  return "";
 }
 
 // dl_iterate_phdr's callback: appends each object's build id to the
@@ -94,22 +87,15 @@ std::string FingerprintOf(std::string_view bytes) {
 }
 
 std::optional<std::string> FingerprintOfFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat info;
-  bool ok = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
   XXH3_state_t state;
   XXH3_128bits_reset(&state);
-  char chunk[64 * 1024];
-  while (ok) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) ok = false;
-    if (n <= 0) break;
-    XXH3_128bits_update(&state, chunk, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  if (!ok) return std::nullopt;
+  if (!ReadInChunks(
+          path, [](uint64_t) { return true; },
+          [&](std::string_view chunk) {
+            XXH3_128bits_update(&state, chunk.data(), chunk.size());
+            return true;
+          }))
+    return std::nullopt;
   return Hex(XXH3_128bits_digest(&state));
 }
 
@@ -214,17 +200,6 @@ void CheckRecord::Save(
     const InputFingerprints& inputs,
     const std::vector<std::pair<std::string, std::string_view>>& compared)
     const {
-  try {
-    SaveRecord(inputs, compared);
-  } catch (const nlohmann::json::exception&) {
-    // A name that is not UTF-8 cannot be written as JSON: no record.
-  }
-}
-
-void CheckRecord::SaveRecord(
-    const InputFingerprints& inputs,
-    const std::vector<std::pair<std::string, std::string_view>>& compared)
-    const {
   nlohmann::ordered_json record = {{"format", kRecordFormat},
                                    {"generator", generator_},
                                    {"cwd", cwd_},
@@ -238,8 +213,14 @@ void CheckRecord::SaveRecord(
       nlohmann::ordered_json::object();
   for (const auto& [path, content] : compared)
     files[path] = FingerprintOf(content);
+  std::string text;
+  try {
+    text = record.dump(1) + "\n";
+  } catch (const nlohmann::json::exception&) {
+    return;  // a name that is not UTF-8 cannot be written as JSON: no record
+  }
   std::string error;
-  (void)WriteFileAtomically(path_, record.dump(1) + "\n", &error);
+  (void)WriteFileAtomically(path_, text, &error);
 }
 
 }  // namespace novacat

@@ -110,9 +110,6 @@ class CheckRecord {
 
  private:
   CheckRecord() = default;
-  void SaveRecord(const InputFingerprints& inputs,
-                  const std::vector<std::pair<std::string, std::string_view>>&
-                      compared) const;
   // What identifies this check, written in the record and compared whole.
   std::string generator_, cwd_, out_dir_;
   std::vector<std::string> specs_;

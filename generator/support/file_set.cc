@@ -90,28 +90,41 @@ std::optional<std::string> ReadFile(const fs::path& path) {
 
 }  // namespace
 
-bool FileHolds(const std::string& path, std::string_view expected) {
+bool ReadInChunks(const std::string& path,
+                  const std::function<bool(uint64_t size)>& size,
+                  const std::function<bool(std::string_view chunk)>& take) {
   // One buffer for every file: reading each whole into a string of its own
   // cost a page fault per 4 KiB, a zero fill and a copy.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat info;
-  bool same = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-              static_cast<uint64_t>(info.st_size) == expected.size();
+  bool ok = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+            size(static_cast<uint64_t>(info.st_size));
   char chunk[64 * 1024];
-  size_t done = 0;
-  while (same) {
+  while (ok) {
     const ssize_t n = ::read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) same = false;
-    if (n <= 0) break;
-    const size_t got = static_cast<size_t>(n);
-    same = got <= expected.size() - done &&
-           std::memcmp(chunk, expected.data() + done, got) == 0;
-    done += got;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    ok = take(std::string_view(chunk, static_cast<size_t>(n)));
   }
   ::close(fd);
-  return same && done == expected.size();  // the file may have changed size
+  return ok;
+}
+
+bool FileHolds(const std::string& path, std::string_view expected) {
+  size_t done = 0;
+  return ReadInChunks(
+             path, [&](uint64_t size) { return size == expected.size(); },
+             [&](std::string_view chunk) {
+               const bool same = chunk.size() <= expected.size() - done &&
+                                 chunk == expected.substr(done, chunk.size());
+               done += chunk.size();
+               return same;
+             }) &&
+         done == expected.size();  // the file may have changed size
 }
 
 FileReader DiskFileReader() {

@@ -6,6 +6,7 @@
 // person put there is never touched, and generating over one is an error.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -31,6 +32,15 @@ struct GeneratedFile {
   // CheckFiles and WriteFiles need not read it again.
   bool matched_disk = false;
 };
+
+// Reads the regular file at `path` in chunks of 64 KiB into one buffer
+// (no copy of the whole file): `size` is told its size first, then `take`
+// each chunk, and either returns false to stop. True when the file was read
+// to its end; false when it cannot be opened, is not a regular file, a read
+// failed or a callback stopped.
+bool ReadInChunks(const std::string& path,
+                  const std::function<bool(uint64_t size)>& size,
+                  const std::function<bool(std::string_view chunk)>& take);
 
 // Whether the regular file at `path` holds exactly `expected` (false when
 // it cannot be read). Read in chunks and compared as it comes, without a
