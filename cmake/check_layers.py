@@ -47,6 +47,8 @@ MODULES = [
     ("workflows/fits/", "fits"),
     ("workflows/transfer/tests/", "test"),
     ("workflows/transfer/", "transfer"),
+    ("workflows/sources/tests/", "test"),
+    ("workflows/sources/", "sources"),
     ("workflows/common/", "workflows.common"),
     ("workflows/app/", "app"),
     ("workflows/", "steps"),  # workflows/<workflow>/
@@ -81,8 +83,12 @@ MAY_INCLUDE = {
     "fits": {"domain"},
     # Bytes moved: downloads (libcurl) and object stores (a folder, S3).
     "transfer": {"domain", "runtime", "aws", "vocabulary"},
+    # The public archives' clients (libcurl, pugixml): the domain's
+    # interfaces over HTTP, the recorded answers' replay server; the AWS
+    # clients for the secrets they read.
+    "sources": {"domain", "runtime", "aws", "vocabulary"},
     "workflows.common": {"domain", "domain.fixtures", "fits", "transfer",
-                         "store", "runtime", "vocabulary"},
+                         "sources", "store", "runtime", "vocabulary"},
     # Step logic: its generated code, the Environment, the domain, FITS
     # reading, the store and the runtime; never the executor, the AWS
     # clients, the transfer implementations or test code.
@@ -108,6 +114,7 @@ INCLUDE_ROOTS = [
     "workflows/common/include",
     "workflows/fits/include",
     "workflows/transfer/include",
+    "workflows/sources/include",
     "workflows",
 ]
 

@@ -171,7 +171,8 @@ QueryProviderForProductsOutput Steps::QueryProviderForProducts(
         "invalid provider list: " + Quote(provider) +
         " is not a known provider (known: " + domain::KnownProviders() + ")");
   }
-  if (!env_.repository.GetNova(nova_id)) {
+  std::optional<store::Nova> nova = env_.repository.GetNova(nova_id);
+  if (!nova) {
     throw runtime::TerminalError("invalid nova_id: nova " + nova_id +
                                  " does not exist");
   }
@@ -179,6 +180,10 @@ QueryProviderForProductsOutput Steps::QueryProviderForProducts(
   domain::ProviderQuery query;
   query.provider = provider;
   query.nova_id = nova_id;
+  query.ra_deg = nova->ra_deg;
+  query.dec_deg = nova->dec_deg;
+  query.names = {nova->primary_name};
+  query.budget_ms = domain::ClientBudgetMs(context.RemainingMs());
   std::vector<json> records;
   try {
     records = env_.providers.Query(query);

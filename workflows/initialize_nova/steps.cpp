@@ -198,7 +198,8 @@ Steps::ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
       Require(state.normalized_candidate_name, "normalized_candidate_name");
   domain::Resolution resolution;
   try {
-    resolution = env_.resolver.Resolve(name);
+    resolution = env_.resolver.Resolve(
+        name, domain::ClientBudgetMs(context.RemainingMs()));
   } catch (const domain::ResolverError& e) {
     FailResolution(e);
   } catch (const domain::ClientError& e) {

@@ -144,13 +144,20 @@ FetchReferenceCandidatesOutput Steps::FetchReferenceCandidates(
     const RefreshReferencesState& state, runtime::StepContext& context) {
   constexpr std::string_view kState = "FetchReferenceCandidates";
   const std::string& nova_id = Required(state.nova_id, kState, "nova_id");
-  if (!env_.repository.GetNova(nova_id)) {
+  std::optional<store::Nova> nova = env_.repository.GetNova(nova_id);
+  if (!nova) {
     throw runtime::TerminalError("invalid nova_id: nova " + nova_id +
                                  " does not exist");
   }
+  domain::ReferenceQuery query;
+  query.nova_id = nova_id;
+  query.names = {nova->primary_name};
+  query.ra_deg = nova->ra_deg;
+  query.dec_deg = nova->dec_deg;
+  query.budget_ms = domain::ClientBudgetMs(context.RemainingMs());
   std::vector<json> candidates;
   try {
-    candidates = env_.references.Fetch(nova_id);
+    candidates = env_.references.Fetch(query);
   } catch (const domain::ClientError& e) {
     FailFetch(e);
   }

@@ -122,6 +122,27 @@ std::optional<ReferenceRole> ParseReferenceRole(std::string_view text) {
   return std::nullopt;
 }
 
+ReferenceRole PublicationRole(std::string_view bibcode,
+                              std::string_view doctype) {
+  if (!doctype.empty()) {
+    if (doctype == "circular" || doctype == "telegram")
+      return ReferenceRole::kDiscovery;
+    if (doctype == "catalog") return ReferenceRole::kCatalog;
+    if (doctype == "erratum") return ReferenceRole::kErratum;
+    for (std::string_view work :
+         {"article", "eprint", "inproceedings", "inbook", "abstract"}) {
+      if (doctype == work) return ReferenceRole::kAnalysis;
+    }
+    return ReferenceRole::kOther;
+  }
+  if (bibcode.size() < 9) return ReferenceRole::kOther;
+  std::string_view journal = bibcode.substr(4, 5);
+  while (!journal.empty() && journal.back() == '.') journal.remove_suffix(1);
+  if (journal == "IAUC" || journal == "CBET" || journal == "ATel")
+    return ReferenceRole::kDiscovery;
+  return ReferenceRole::kAnalysis;
+}
+
 bool IsCredibleRole(ReferenceRole role) {
   switch (role) {
     case ReferenceRole::kDiscovery:

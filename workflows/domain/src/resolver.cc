@@ -1,5 +1,7 @@
 #include "novacat/domain/resolver.h"
 
+#include <algorithm>
+
 #include "internal.h"
 #include "novacat/domain/coordinates.h"
 
@@ -93,28 +95,36 @@ Resolution CombineSourceAnswers(std::string_view normalized_name,
   r.found = true;
   r.is_nova = first.match->is_nova;
   r.object_type = first.match->object_type;
-  for (const Known& k : known) r.sources.push_back(*k.source);
+  for (const Known& k : known) {
+    r.sources.push_back(*k.source);
+    for (const std::string& alias : k.match->aliases) {
+      if (std::find(r.aliases.begin(), r.aliases.end(), alias) ==
+          r.aliases.end())
+        r.aliases.push_back(alias);
+    }
+  }
 
   if (r.is_nova) {
     const Known* decided = nullptr;  // the first YES or NO
     bool ambiguous = false;
     for (const Known& k : known) {
-      ClassicalNovaStatus s = k.match->classical_nova_status;
+      if (!k.match->classical_nova_status) continue;  // says nothing
+      ClassicalNovaStatus s = *k.match->classical_nova_status;
       if (s == ClassicalNovaStatus::kAmbiguous) {
         ambiguous = true;
       } else if (decided == nullptr) {
         decided = &k;
-      } else if (decided->match->classical_nova_status != s) {
+      } else if (*decided->match->classical_nova_status != s) {
         throw Conflict(
             normalized_name,
             *decided->source + " says classical_nova_status " +
-                std::string(ToString(decided->match->classical_nova_status)) +
+                std::string(ToString(*decided->match->classical_nova_status)) +
                 ", " + *k.source + " says " + std::string(ToString(s)));
       }
     }
     r.classical_nova_status = ambiguous || decided == nullptr
                                   ? ClassicalNovaStatus::kAmbiguous
-                                  : decided->match->classical_nova_status;
+                                  : *decided->match->classical_nova_status;
   }
 
   const Known* positioned = nullptr;

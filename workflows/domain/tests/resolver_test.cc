@@ -15,7 +15,7 @@ using S = ClassicalNovaStatus;
 
 SourceMatch Nova(std::string id, S status, std::optional<double> ra,
                  std::optional<double> dec) {
-  return SourceMatch{std::move(id), "No*", true, status, ra, dec, "J2000"};
+  return SourceMatch{std::move(id), "No*", true, status, ra, dec, "J2000", {}};
 }
 
 TEST(ClassicalNovaStatusTest, RoundTripsTheSpecsEnum) {
@@ -50,7 +50,9 @@ TEST(CombineSourceAnswersTest, OneSourceIsTakenAsIs) {
                            "J2000",
                            "No*",
                            S::kYes,
-                           {"SIMBAD"}}));
+                           {"SIMBAD"},
+                           {},
+                           {}}));
 }
 
 TEST(CombineSourceAnswersTest,
@@ -61,10 +63,16 @@ TEST(CombineSourceAnswersTest,
   positioned.epoch = "J2000.0";
   Resolution r = CombineSourceAnswers(
       "X", {{"VSX", {unpositioned}}, {"SIMBAD", {positioned}}});
-  EXPECT_EQ(
-      r,
-      (Resolution{
-          true, true, 10.0, 20.0, "J2000.0", "N", S::kYes, {"VSX", "SIMBAD"}}));
+  EXPECT_EQ(r, (Resolution{true,
+                           true,
+                           10.0,
+                           20.0,
+                           "J2000.0",
+                           "N",
+                           S::kYes,
+                           {"VSX", "SIMBAD"},
+                           {},
+                           {}}));
 }
 
 TEST(CombineSourceAnswersTest, SeveralMatchesInOneSourceIsAmbiguous) {
@@ -82,7 +90,7 @@ TEST(CombineSourceAnswersTest, SeveralMatchesInOneSourceIsAmbiguous) {
 }
 
 TEST(CombineSourceAnswersTest, SourcesDisagreeingOnIsNovaConflict) {
-  SourceMatch star{"* x", "*", false, S::kNo, 10, 20, std::nullopt};
+  SourceMatch star{"* x", "*", false, S::kNo, 10, 20, std::nullopt, {}};
   EXPECT_TRUE(Fails(
       ResolverFailure::kConflictingAuthoritativeSources,
       [&] {
@@ -147,8 +155,8 @@ TEST(CombineSourceAnswersTest, ANovaWithoutCoordinatesIsTerminal) {
       "resolver returned no coordinates for nova \"NOVA OPH 1848\" "
       "(sources: SIMBAD, VSX)"));
   // A found non-nova needs none.
-  SourceMatch galaxy{"M 31",       "G",          false,       S::kNo,
-                     std::nullopt, std::nullopt, std::nullopt};
+  SourceMatch galaxy{"M 31",       "G",          false,        S::kNo,
+                     std::nullopt, std::nullopt, std::nullopt, {}};
   Resolution r = CombineSourceAnswers("M 31", {{"SIMBAD", {galaxy}}});
   EXPECT_EQ(r, (Resolution{true,
                            false,
@@ -157,7 +165,9 @@ TEST(CombineSourceAnswersTest, ANovaWithoutCoordinatesIsTerminal) {
                            std::nullopt,
                            "G",
                            S::kNo,
-                           {"SIMBAD"}}));
+                           {"SIMBAD"},
+                           {},
+                           {}}));
 }
 
 TEST(CombineSourceAnswersTest, BrokenCoordinatesAreAMalformedAnswer) {

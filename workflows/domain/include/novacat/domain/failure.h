@@ -15,6 +15,8 @@
 //   }
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -125,5 +127,19 @@ enum class ClientFailure {
                        // answer (a provider's records not a list)
 };
 using ClientError = Failure<ClientFailure>;
+
+// A client call's time budget (ArchiveResolver::Resolve, ProviderQuery,
+// ReferenceQuery) when nothing bounds it: the local executor, unit tests.
+inline constexpr int64_t kUnlimitedBudgetMs =
+    std::numeric_limits<int64_t>::max();
+
+// The budget of a client call made by a Task with `remaining_ms` left: a
+// margin of 2 s, or a tenth of the time left when that is less, stays for
+// the step to report what happened before Lambda stops it.
+inline int64_t ClientBudgetMs(int64_t remaining_ms) {
+  if (remaining_ms == kUnlimitedBudgetMs) return kUnlimitedBudgetMs;
+  int64_t margin = remaining_ms / 10 < 2000 ? remaining_ms / 10 : 2000;
+  return remaining_ms - margin > 0 ? remaining_ms - margin : 0;
+}
 
 }  // namespace novacat::domain

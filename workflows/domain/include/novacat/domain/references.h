@@ -103,6 +103,19 @@ std::optional<ReferenceRole> ParseReferenceRole(std::string_view text);
 // correction, not the work) and OTHER (unknown).
 bool IsCredibleRole(ReferenceRole role);
 
+// The role a bibliographic service's record gives a reference, for the
+// candidates the real clients make (ADS, SIMBAD's bibliography), which
+// carry no role of their own. From ADS's `doctype` when given: "circular"
+// and "telegram" (IAU Circulars, CBETs, ATels: how novae are announced)
+// DISCOVERY; "catalog" CATALOG; "erratum" ERRATUM; "article", "eprint",
+// "inproceedings", "inbook", "abstract" ANALYSIS (work on the object,
+// which cannot predate its discovery); anything else OTHER. Without a
+// doctype (SIMBAD), from the bibcode's journal (characters 5-9): IAUC,
+// CBET, ATel DISCOVERY; any other journal ANALYSIS; a text too short to be
+// a bibcode OTHER.
+ReferenceRole PublicationRole(std::string_view bibcode,
+                              std::string_view doctype);
+
 // A candidate in canonical form.
 //
 // Identity: the bibcode when there is one, else the DOI (ADS, the usual
@@ -177,6 +190,17 @@ inline constexpr int64_t kDiscoveryDateRuleVersion = 1;
 
 // --- Reference sources -------------------------------------------------------
 
+// What a reference source is asked about: the nova, its names as
+// published (the primary name first: what ADS and SIMBAD know it by) and
+// its position.
+struct ReferenceQuery {
+  std::string nova_id;
+  std::vector<std::string> names;
+  std::optional<double> ra_deg;
+  std::optional<double> dec_deg;
+  int64_t budget_ms = kUnlimitedBudgetMs;  // see ArchiveResolver::Resolve
+};
+
 // The seam a real client implements (ADS search API, SIMBAD's reference
 // list): the raw candidates for a nova, each an object stamped with its
 // `source`. Throws ClientError (failure.h): kUnavailable for transient
@@ -186,7 +210,7 @@ inline constexpr int64_t kDiscoveryDateRuleVersion = 1;
 class ReferenceSource {
  public:
   virtual ~ReferenceSource() = default;
-  virtual std::vector<nlohmann::json> Fetch(std::string_view nova_id) = 0;
+  virtual std::vector<nlohmann::json> Fetch(const ReferenceQuery& query) = 0;
 };
 
 // --- Reconciliation results --------------------------------------------------

@@ -24,7 +24,10 @@
 //    apart -> kConflictingAuthoritativeSources
 //    (conflicting_authoritative_sources). A source
 //    answering AMBIGUOUS next to YES or NO makes the result AMBIGUOUS (the
-//    spec's Choice quarantines it), not a conflict.
+//    spec's Choice quarantines it), not a conflict. A source that says
+//    nothing of classical status (SIMBAD's "No*" does not tell classical
+//    from recurrent) leaves it to the others; a nova no source classifies
+//    is AMBIGUOUS: it cannot safely be decided.
 // 4. Position, epoch: from the first source (in answer order) that has a
 //    position. object_type: from the first source with a match.
 // 5. A nova (is_nova true) without a position from any source ->
@@ -35,6 +38,7 @@
 // Every message names the candidate and the sources involved.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +69,12 @@ struct Resolution {
   std::string object_type;           // the archive's type; "" if not found
   ClassicalNovaStatus classical_nova_status = ClassicalNovaStatus::kNo;
   std::vector<std::string> sources;  // the sources that matched, in order
+  // Every identifier the matching sources gave the object (SIMBAD's ids),
+  // each once, in the order given.
+  std::vector<std::string> aliases;
+  // The sources not asked, each with its reason ("TNS: no API key
+  // configured"): for the log, never for the decision.
+  std::vector<std::string> skipped;
   bool operator==(const Resolution&) const = default;
 };
 
@@ -73,10 +83,13 @@ struct SourceMatch {
   std::string id;           // the archive's identifier ("V* V1500 Cyg")
   std::string object_type;  // the archive's type ("No*", "NA", ...)
   bool is_nova = false;
-  ClassicalNovaStatus classical_nova_status = ClassicalNovaStatus::kNo;
+  // nullopt: the source does not say (rule 3).
+  std::optional<ClassicalNovaStatus> classical_nova_status =
+      ClassicalNovaStatus::kNo;
   std::optional<double> ra_deg;  // both or neither
   std::optional<double> dec_deg;
   std::optional<std::string> epoch;
+  std::vector<std::string> aliases;  // the source's other identifiers
 };
 
 // One archive's answer: no match, one, or several (ambiguous).
@@ -97,8 +110,10 @@ class ArchiveResolver {
   // Resolves a name already in canonical form (NormalizeCandidateName).
   // Returns found = false for a name no archive knows. Throws ClientError
   // for the exchange (kUnavailable for throttling, timeouts, 5xx) and
-  // ResolverError as CombineSourceAnswers.
-  virtual Resolution Resolve(std::string_view normalized_name) = 0;
+  // ResolverError as CombineSourceAnswers. `budget_ms` bounds the time the
+  // whole resolution may take (the Task's remaining time, less a margin).
+  virtual Resolution Resolve(std::string_view normalized_name,
+                             int64_t budget_ms) = 0;
 };
 
 }  // namespace novacat::domain

@@ -59,7 +59,8 @@ struct ProviderQuery {
   std::string nova_id;
   std::optional<double> ra_deg;
   std::optional<double> dec_deg;
-  std::vector<std::string> names;  // canonical names / aliases
+  std::vector<std::string> names;          // canonical names / aliases
+  int64_t budget_ms = kUnlimitedBudgetMs;  // see ArchiveResolver::Resolve
 };
 
 // The seam a real provider client implements (ESO TAP, MAST's Portal API,
