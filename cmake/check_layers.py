@@ -87,8 +87,8 @@ MAY_INCLUDE = {
     # interfaces over HTTP, the recorded answers' replay server; the AWS
     # clients for the secrets they read.
     "sources": {"domain", "runtime", "aws", "vocabulary"},
-    "workflows.common": {"domain", "domain.fixtures", "fits", "transfer",
-                         "sources", "store", "runtime", "vocabulary"},
+    "workflows.common": {"domain", "fits", "transfer", "sources", "store",
+                         "runtime", "vocabulary"},
     # Step logic: its generated code, the Environment, the domain, FITS
     # reading, the store and the runtime; never the executor, the AWS
     # clients, the transfer implementations or test code.
@@ -96,7 +96,7 @@ MAY_INCLUDE = {
               "store", "runtime", "vocabulary"},
     # Every workflow's Lambda main: no executor, no test runner.
     "lambda_main": {"lambda", "runtime", "store", "workflows.common", "steps",
-                    "generated", "fits", "transfer", "vocabulary"},
+                    "generated", "fits", "transfer", "sources", "vocabulary"},
     "app": "*",
     "test": "*",
 }

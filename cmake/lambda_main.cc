@@ -13,7 +13,10 @@
 // once per process; then the Runtime API loop hands every invocation to the
 // host. Nothing here is the workflow's own: its facts come from the
 // generated binding, its behaviour from its steps.
+#include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include NOVACAT_STEPS_HEADER
 #include "novacat/lambda/runtime_api.h"
@@ -40,12 +43,23 @@ int main() {
       [&] {
         services = lambda::Services::FromEnvironment(NOVACAT_WORKFLOW_NAME);
 #if NOVACAT_LAMBDA_ENVIRONMENT
-        world = std::make_unique<novacat::workflows::SourcesWorld>(
+        using novacat::workflows::SourcesWorld;
+        world = std::make_unique<SourcesWorld>(
             services->table(), services->random(),
-            novacat::workflows::SourcesWorld::SourcesFromEnvironment(),
+            SourcesWorld::SourcesFromEnvironment(),
+            SourcesWorld::MirrorsFromEnvironment(),
             // The stack sets NOVACAT_BUCKET; without it, Lambda's /tmp.
-            novacat::workflows::SourcesWorld::ObjectStoreFromEnvironment(
-                "/tmp/novacat-objects"));
+            SourcesWorld::ObjectStoreFromEnvironment("/tmp/novacat-objects"));
+        // Once per cold start: the archives asked without a secret.
+        for (const std::string& reason : world->archives.skipped()) {
+          std::printf("%s\n",
+                      nlohmann::json{{"level", "WARN"},
+                                     {"message", "archive source skipped"},
+                                     {"workflow", NOVACAT_WORKFLOW_NAME},
+                                     {"reason", reason}}
+                          .dump()
+                          .c_str());
+        }
         auto made = NOVACAT_MAKE_STEPS(novacat::NOVACAT_WORKFLOW, world->env);
 #else
         auto made = novacat::NOVACAT_WORKFLOW::MakeSteps();

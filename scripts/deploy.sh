@@ -14,12 +14,18 @@
 #   scripts/deploy.sh --bucket BUCKET [--stack-name NAME] [--prefix PREFIX]
 #                     [--build-dir DIR] [--table-name NAME]
 #                     [--event-bus-name NAME] [--alarm-topic ARN]
+#                     [--tns-secret ARN] [--ads-secret ARN]
 #
 # Defaults: stack `novacat`, prefix `novacat/`, build dir `build/release`,
 # the stack's own defaults for the table (`NovaCat`) and the bus
 # (`novacat`), and no alarm topic (the alarms notify no one; --alarm-topic
-# names an SNS topic they notify). The AWS CLI takes its credentials, region and endpoint the
-# usual way (AWS_PROFILE, AWS_REGION, AWS_ENDPOINT_URL...).
+# names an SNS topic they notify). --tns-secret and --ads-secret give the
+# ARNs of the Secrets Manager secrets the functions read (the stack's
+# TnsSecretArn and AdsSecretArn: initialize_nova's TNS credentials,
+# refresh_references's ADS token); without them the clients that need them
+# are skipped. A secret given must be there (checked first). The AWS CLI
+# takes its credentials, region and endpoint the usual way (AWS_PROFILE,
+# AWS_REGION, AWS_ENDPOINT_URL...).
 # Exit status: 0 deployed, 1 a command failed, 2 nothing was done (usage, a
 # missing zip, bucket or tool).
 set -euo pipefail
@@ -30,12 +36,14 @@ usage() {
 usage: scripts/deploy.sh --bucket BUCKET [--stack-name NAME] [--prefix PREFIX]
                          [--build-dir DIR] [--table-name NAME]
                          [--event-bus-name NAME] [--alarm-topic ARN]
+                         [--tns-secret ARN] [--ads-secret ARN]
 USAGE
   exit 2
 }
 
 bucket="" stack="novacat" prefix="novacat/" build="build/release"
 overrides=()
+secrets=()  # the secrets' ARNs given, checked before anything is uploaded
 while [ $# -gt 0 ]; do
   case "$1" in
     --bucket) bucket="${2:-}"; shift 2 ;;
@@ -45,6 +53,8 @@ while [ $# -gt 0 ]; do
     --table-name) overrides+=("TableName=${2:-}"); shift 2 ;;
     --event-bus-name) overrides+=("EventBusName=${2:-}"); shift 2 ;;
     --alarm-topic) overrides+=("AlarmTopicArn=${2:-}"); shift 2 ;;
+    --tns-secret) overrides+=("TnsSecretArn=${2:-}"); secrets+=("--tns-secret=${2:-}"); shift 2 ;;
+    --ads-secret) overrides+=("AdsSecretArn=${2:-}"); secrets+=("--ads-secret=${2:-}"); shift 2 ;;
     -h|--help) usage ;;
     *) echo "deploy: unknown argument '$1'" >&2; usage ;;
   esac
@@ -80,6 +90,22 @@ if ! "${aws[@]}" s3api head-bucket --bucket "$bucket" >/dev/null 2>&1; then
   echo "deploy: bucket '$bucket' is not there or not yours (make it: aws s3 mb s3://$bucket)" >&2
   exit 2
 fi
+
+# A secret's parameter takes its ARN (the functions' policies name it), and
+# the secret must be there: the stack would deploy, and every cold start
+# of the functions that read it would fail.
+for given in ${secrets[@]+"${secrets[@]}"}; do
+  option=${given%%=*} arn=${given#*=}
+  [ -n "$arn" ] || continue  # empty: the secret is no longer read
+  if ! [[ "$arn" =~ ^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+$ ]]; then
+    echo "deploy: $option takes a Secrets Manager secret's ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>), got '$arn'" >&2
+    exit 2
+  fi
+  if ! "${aws[@]}" secretsmanager describe-secret --secret-id "$arn" >/dev/null 2>&1; then
+    echo "deploy: $option: secret '$arn' is not there or not yours (make it: aws secretsmanager create-secret --name <name> --secret-string <JSON>)" >&2
+    exit 2
+  fi
+done
 
 code_id=$(for w in $workflows; do
   echo "$w $(sha256sum "$build/lambda/$w.zip" | cut -d' ' -f1)"

@@ -62,6 +62,6 @@ sed -i 's/^  refresh_references: {}  # the input (shared\/events.yaml)$/  refres
 out=$(bash -c "$job" 2>/dev/null)
 expect_eq "job spec error exit" "$?" "2"
 expect_eq "job spec error annotation" "$(echo "$out" | grep title=event-catalog)" \
-  "::error file=specs/refresh_references.yaml,line=35,col=3,endColumn=21,title=event-catalog::event 'refresh_references' is declared in the event catalog (specs/shared/events.yaml:16); name it here without 'fields'"
+  "::error file=specs/refresh_references.yaml,line=37,col=3,endColumn=21,title=event-catalog::event 'refresh_references' is declared in the event catalog (specs/shared/events.yaml:16); name it here without 'fields'"
 
 finish "CI recipe: all checks passed"

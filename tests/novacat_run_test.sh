@@ -101,16 +101,18 @@ expect_eq "follow exit" "$?" "0"
 expect_eq "follow chain" \
   "$(field "$work/follow.json" "' '.join(r['workflow'] + ':' + str(r.get('outcome')) for r in d['runs'])")" \
   "initialize_nova:EXISTS_AND_LAUNCHED ingest_new_nova:LAUNCHED refresh_references:REFRESHED discover_spectra_products:DISCOVERED download_and_validate_spectra:VALIDATED"
-# The downloads of the fixture datasets (fixtures/README.md): two VALID,
-# one QUARANTINED (a wrong checksum), one with nothing to fetch; the VALID
-# ones' files in the object folder beside the database.
+# The downloads of the products the recorded archives answer for V1500 Cyg
+# (fixtures/archives/): ESO's two UVES spectra and MAST's two IUE spectra,
+# all VALID, their files in the object folder beside the database.
 expect_eq "downloads" \
   "$(field "$work/follow.json" "[(k, d['runs'][4]['events'][0]['detail'][k]) for k in ('valid_count', 'quarantined_count', 'failed_count', 'skipped_count')]")" \
-  "[('valid_count', 2), ('quarantined_count', 1), ('failed_count', 1), ('skipped_count', 0)]"
+  "[('valid_count', 4), ('quarantined_count', 0), ('failed_count', 0), ('skipped_count', 0)]"
 expect_eq "downloaded files" \
   "$(cd "$work/cat.db.objects" && find . -type f | sed 's|/[0-9a-f]*\.fits$||' | sort)" \
-  "./novacat-local/raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/4578f250-980c-595f-8853-fb9b6f646be2
-./novacat-local/raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/830096df-1ce3-56ed-b51d-030b8f268e0e"
+  "./novacat-local/raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/326baf4c-1981-5d3e-a9c2-55908a6c93b6
+./novacat-local/raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/475cb1a5-dbc4-5b30-b5e2-fabfd76e9d50
+./novacat-local/raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/7f45e844-3d27-5d6c-a36b-e3f21dbd146f
+./novacat-local/raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/972ca194-26e0-5628-91be-4579aac67555"
 expect_eq "one correlation id" \
   "$(field "$work/follow.json" "len({r['job_run']['correlation_id'] for r in d['runs']})")" "1"
 expect_eq "history with --verbose" \
@@ -164,30 +166,44 @@ expect_eq "jobs no database" "$?:$(cat "$work/err")" \
   "2:novacat jobs: database $work/none.db not found (novacat run and novacat seed create it; give --db PATH or --dynamodb TABLE)"
 [ -e "$work/none.db" ] && fail "jobs created $work/none.db"
 
-# The nova's datasets after the chain (`novacat datasets list`), and the
-# quarantined one requeued after review: READY and eligible; a COMPLETED
-# one is refused.
+# The nova's datasets after the chain (`novacat datasets list`); then GK
+# Per's, whose recorded products (ESO's after two 503s, MAST's after one)
+# are QUARANTINED (NaN flux, a wrong DATASUM), and one requeued after
+# review: READY and eligible; a COMPLETED one is refused.
 "$novacat" datasets list --nova $v1500 --db "$db" >"$work/ds.txt" 2>"$work/err"
 expect_eq "datasets list" \
   "$?:$(awk '{NF = (NR == 1 ? NF : NF - 1); print}' "$work/ds.txt")" \
   "0:Datasets of nova $v1500: 4
 DATASET_ID TYPE PROVIDER PROCESSING VALIDATION REASON FAILED_RUNS ELIGIBLE
-4578f250-980c-595f-8853-fb9b6f646be2 SPECTRA ESO COMPLETED VALID - - -
-830096df-1ce3-56ed-b51d-030b8f268e0e SPECTRA ESO COMPLETED VALID - - -
-4c57e29f-5629-5537-8ca0-f5ef62b5c2c0 SPECTRA MAST FAILED_TERMINAL TERMINAL_INVALID - - -
-8b1bef8f-c705-5c31-b9b7-7da92d50172e SPECTRA MAST QUARANTINED QUARANTINED CHECKSUM_MISMATCH - -"
-"$novacat" datasets requeue --nova $v1500 \
-  --dataset 8b1bef8f-c705-5c31-b9b7-7da92d50172e --db "$db" >"$work/out" 2>"$work/err"
+326baf4c-1981-5d3e-a9c2-55908a6c93b6 SPECTRA ESO COMPLETED VALID - - -
+475cb1a5-dbc4-5b30-b5e2-fabfd76e9d50 SPECTRA ESO COMPLETED VALID - - -
+7f45e844-3d27-5d6c-a36b-e3f21dbd146f SPECTRA MAST COMPLETED VALID - - -
+972ca194-26e0-5628-91be-4579aac67555 SPECTRA MAST COMPLETED VALID - - -"
+gkper=86cb14e8-2bf7-4bec-9837-df4287f58a01
+"$novacat" run discover_spectra_products --db "$db" --follow \
+  --input "{\"nova_id\": \"$gkper\"}" >"$work/gkper.json" 2>"$work/err"
+expect_eq "GK Per discovery" \
+  "$?:$(field "$work/gkper.json" "' '.join(r['workflow'] + ':' + str(r.get('outcome')) for r in d['runs'])")" \
+  "0:discover_spectra_products:DISCOVERED download_and_validate_spectra:VALIDATED"
+"$novacat" datasets list --nova $gkper --db "$db" >"$work/ds.txt" 2>"$work/err"
+expect_eq "GK Per datasets" \
+  "$?:$(awk '{NF = (NR == 1 ? NF : NF - 1); print}' "$work/ds.txt")" \
+  "0:Datasets of nova $gkper: 2
+DATASET_ID TYPE PROVIDER PROCESSING VALIDATION REASON FAILED_RUNS ELIGIBLE
+8e56017e-4bfc-5c66-85bc-a9651d8fe6d3 SPECTRA ESO QUARANTINED QUARANTINED NON_FINITE_FLUX - -
+2f42fbc0-5ae0-5a90-b33e-d77da225ad4e SPECTRA MAST QUARANTINED QUARANTINED FITS_CHECKSUM_MISMATCH - -"
+"$novacat" datasets requeue --nova $gkper \
+  --dataset 2f42fbc0-5ae0-5a90-b33e-d77da225ad4e --db "$db" >"$work/out" 2>"$work/err"
 expect_eq "datasets requeue" "$?:$(cat "$work/out")$(cat "$work/err")" \
-  "0:requeued dataset 8b1bef8f-c705-5c31-b9b7-7da92d50172e (SPECTRA, MAST) of nova $v1500: QUARANTINED CHECKSUM_MISMATCH -> READY, download-eligible"
-"$novacat" datasets list --nova $v1500 --db "$db" --format json >"$work/ds.json"
+  "0:requeued dataset 2f42fbc0-5ae0-5a90-b33e-d77da225ad4e (SPECTRA, MAST) of nova $gkper: QUARANTINED FITS_CHECKSUM_MISMATCH -> READY, download-eligible"
+"$novacat" datasets list --nova $gkper --db "$db" --format json >"$work/ds.json"
 expect_eq "requeued dataset" \
-  "$(field "$work/ds.json" "[(x['processing_status'], x['eligibility']) for x in d['datasets'] if x['dataset_id'].startswith('8b1bef8f')]")" \
+  "$(field "$work/ds.json" "[(x['processing_status'], x['eligibility']) for x in d['datasets'] if x['dataset_id'].startswith('2f42fbc0')]")" \
   "[('READY', 'DOWNLOAD')]"
 "$novacat" datasets requeue --nova $v1500 \
-  --dataset 4578f250-980c-595f-8853-fb9b6f646be2 --db "$db" >"$work/out" 2>"$work/err"
+  --dataset 326baf4c-1981-5d3e-a9c2-55908a6c93b6 --db "$db" >"$work/out" 2>"$work/err"
 expect_eq "datasets requeue refused" "$?:$(cat "$work/out")$(cat "$work/err")" \
-  "2:novacat datasets requeue: dataset 4578f250-980c-595f-8853-fb9b6f646be2 of nova $v1500 is COMPLETED: only a QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE dataset, or one whose lease expired, is requeued"
+  "2:novacat datasets requeue: dataset 326baf4c-1981-5d3e-a9c2-55908a6c93b6 of nova $v1500 is COMPLETED: only a QUARANTINED, FAILED_TERMINAL or FAILED_RETRYABLE dataset, or one whose lease expired, is requeued"
 "$novacat" datasets requeue --nova $v1500 --dataset lwr01642 --db "$db" >"$work/out" 2>"$work/err"
 expect_eq "datasets requeue not a UUID" "$?:$(cat "$work/err")" \
   "2:novacat datasets requeue: --dataset 'lwr01642' is not a dataset id (a UUID)"

@@ -203,6 +203,8 @@ END = "    timeout: 10s\n    end: true"
 
 INVALID_SPECS = [
     Case("unknown top-level key", MINIMAL + "owner: someone\n", ""),
+    Case("secrets not a list", MINIMAL + "secrets: tns\n", "secrets"),
+    Case("a secret named twice", MINIMAL + "secrets: [tns, tns]\n", "secrets"),
     Case("missing required top-level key (states)", MINIMAL.split("states:")[0], ""),
     Case("timeout on a Pass state",
          add_state("  Idle:\n    type: Pass\n    timeout: 10s\n    end: true\n"), "states/Idle"),
@@ -307,6 +309,7 @@ INVALID_SPECS = [
 
 VALID_SPECS = [
     Case("the minimal spec", MINIMAL),
+    Case("secrets the governance declares", MINIMAL + "secrets: [tns, ads]\n"),
     Case("scheduled triggers with a cron and a rate schedule",
          MINIMAL + "triggers:\n  - kind: scheduled\n    schedule:\n"
          "      expression: 'cron(0 3 ? * MON-FRI *)'\n"
@@ -365,9 +368,26 @@ map_concurrency:
   provider_discovery: {max: 1}
 """
 
-VALID_GOVERNANCE = [Case("the minimal governance", GOVERNANCE_MINIMAL)]
+VALID_GOVERNANCE = [
+    Case("the minimal governance", GOVERNANCE_MINIMAL),
+    Case("secrets", GOVERNANCE_MINIMAL + "secrets:\n  tns: {variable: NOVACAT_TNS_SECRET, "
+         "description: 'JSON {\"api_key\"}'}\n  ads_token: {variable: "
+         "NOVACAT_ADS_SECRET, description: a token}\n"),
+]
 
 INVALID_GOVERNANCE = [
+    Case("a secret's variable not NOVACAT_<NAME>_SECRET",
+         GOVERNANCE_MINIMAL + "secrets:\n  tns: {variable: TNS_KEY, description: a key}\n",
+         "secrets/tns/variable"),
+    Case("a secret without description",
+         GOVERNANCE_MINIMAL + "secrets:\n  tns: {variable: NOVACAT_TNS_SECRET}\n",
+         "secrets/tns"),
+    Case("a secret with an unknown key",
+         GOVERNANCE_MINIMAL + "secrets:\n  tns: {variable: NOVACAT_TNS_SECRET, "
+         "description: a key, arn: x}\n", "secrets/tns"),
+    Case("a secret id not lower_snake_case",
+         GOVERNANCE_MINIMAL + "secrets:\n  Tns: {variable: NOVACAT_TNS_SECRET, "
+         "description: a key}\n", "secrets"),
     Case("missing error class QUARANTINE",
          GOVERNANCE_MINIMAL.replace("  QUARANTINE: {error: QuarantineError}\n", ""),
          "error_classes"),
@@ -409,12 +429,13 @@ def expect(validator, kind, case, valid):
 
 # Rule ids the loader reports (the checker's rules need a complete workflow),
 # and the checker's schedule and object_created trigger rules, which need no
-# more than MINIMAL has.
+# more than MINIMAL has. invalid-name: the loader's, of a governance secret
+# id (MINIMAL's own names are valid).
 LOADER_RULES = {"yaml-syntax", "unknown-key", "wrong-type", "duplicate-key", "missing-key",
                 "unknown-builtin", "unknown-preset", "unbounded-retry",
                 "schedule-expression", "schedule-input", "schedule-trigger-kind",
                 "schedule-for-each", "object-created-missing",
-                "object-created-trigger-kind"}
+                "object-created-trigger-kind", "secret-variable", "invalid-name"}
 
 
 def loader_rules(generator, spec_text, governance_text):

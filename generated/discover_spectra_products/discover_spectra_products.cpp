@@ -23,13 +23,13 @@ runtime::Parsed<DiscoverSpectraProductsEvent> DiscoverSpectraProductsEvent::From
     std::vector<std::string> items;
     for (size_t i = 0; i < a->size(); ++i) {
       const std::string p = reader.Path("providers") + "[" + std::to_string(i) + "]";
-      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.OneOf({"ESO", "MAST", "AAVSO"}), errors))
+      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.OneOf({"ESO", "MAST"}), errors))
         items.push_back(std::move(*v));
     }
     value.providers = std::move(items);
   }
   value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
-  reader.SchemaVersion(2);
+  reader.SchemaVersion(3);
   reader.RejectUnknown({"nova_id", "providers", "correlation_id", "schema_version"});
   if (errors.empty()) result.value = std::move(value);
   return result;
@@ -40,7 +40,7 @@ nlohmann::json DiscoverSpectraProductsEvent::ToJson() const {
   json["nova_id"] = runtime::Encode(nova_id);
   if (providers) json["providers"] = runtime::Encode(*providers);
   if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
-  json["schema_version"] = 2;
+  json["schema_version"] = 3;
   return json;
 }
 
@@ -177,7 +177,7 @@ runtime::Parsed<DiscoverSpectraProductsState> DiscoverSpectraProductsState::From
     std::vector<std::string> items;
     for (size_t i = 0; i < a->size(); ++i) {
       const std::string p = reader.Path("providers") + "[" + std::to_string(i) + "]";
-      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.OneOf({"ESO", "MAST", "AAVSO"}), errors))
+      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.OneOf({"ESO", "MAST"}), errors))
         items.push_back(std::move(*v));
     }
     value.providers = std::move(items);
@@ -528,7 +528,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.workflow_name = std::string(kWorkflowName);
   facts.schema_version = kSchemaVersion;
   facts.input_event = "DiscoverSpectraProducts";
-  facts.input_defaults = nlohmann::json::parse("{\"providers\":[\"ESO\",\"MAST\",\"AAVSO\"]}");
+  facts.input_defaults = nlohmann::json::parse("{\"providers\":[\"ESO\",\"MAST\"]}");
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "providers", "provider", "dataset_count_new", "dataset_count_existing", "quarantined_count"} };

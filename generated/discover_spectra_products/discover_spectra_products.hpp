@@ -24,7 +24,7 @@ inline constexpr int64_t kSchemaVersion = 1;
 // Size of the idempotency key's time bucket.
 inline constexpr int64_t kTimeBucketSeconds = 86400;
 
-// Event DiscoverSpectraProducts (schema v2, the input).
+// Event DiscoverSpectraProducts (schema v3, the input).
 // Start spectra discovery for a nova.
 struct DiscoverSpectraProductsEvent {
   std::string nova_id;

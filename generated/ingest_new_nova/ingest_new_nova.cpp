@@ -69,13 +69,13 @@ runtime::Parsed<DiscoverSpectraProductsEvent> DiscoverSpectraProductsEvent::From
     std::vector<std::string> items;
     for (size_t i = 0; i < a->size(); ++i) {
       const std::string p = reader.Path("providers") + "[" + std::to_string(i) + "]";
-      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.OneOf({"ESO", "MAST", "AAVSO"}), errors))
+      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}.OneOf({"ESO", "MAST"}), errors))
         items.push_back(std::move(*v));
     }
     value.providers = std::move(items);
   }
   value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
-  reader.SchemaVersion(2);
+  reader.SchemaVersion(3);
   reader.RejectUnknown({"nova_id", "providers", "correlation_id", "schema_version"});
   if (errors.empty()) result.value = std::move(value);
   return result;
@@ -86,7 +86,7 @@ nlohmann::json DiscoverSpectraProductsEvent::ToJson() const {
   json["nova_id"] = runtime::Encode(nova_id);
   if (providers) json["providers"] = runtime::Encode(*providers);
   if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
-  json["schema_version"] = 2;
+  json["schema_version"] = 3;
   return json;
 }
 
@@ -222,7 +222,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
       runtime::BuiltinState{"BeginJobRun", Builtin::kBeginJobRun, std::nullopt},
       runtime::BuiltinState{"AcquireIdempotencyLock", Builtin::kAcquireIdempotencyLock, std::nullopt},
       runtime::BuiltinState{"PublishRefreshReferences", Builtin::kPublishEvent, runtime::EventSpec{"refresh_references", {"nova_id", "correlation_id"}, 1, std::nullopt}},
-      runtime::BuiltinState{"PublishDiscoverSpectraProducts", Builtin::kPublishEvent, runtime::EventSpec{"DiscoverSpectraProducts", {"nova_id", "providers", "correlation_id"}, 2, std::nullopt}},
+      runtime::BuiltinState{"PublishDiscoverSpectraProducts", Builtin::kPublishEvent, runtime::EventSpec{"DiscoverSpectraProducts", {"nova_id", "providers", "correlation_id"}, 3, std::nullopt}},
       runtime::BuiltinState{"FinalizeJobRunSuccess", Builtin::kFinalizeJobRunSuccess, std::nullopt},
       runtime::BuiltinState{"TerminalFailHandler", Builtin::kTerminalFailHandler, std::nullopt},
       runtime::BuiltinState{"FinalizeJobRunFailed", Builtin::kFinalizeJobRunFailed, std::nullopt},

@@ -48,7 +48,7 @@ struct RefreshReferencesEvent {
   nlohmann::json ToJson() const;
 };
 
-// Event DiscoverSpectraProducts (schema v2, published).
+// Event DiscoverSpectraProducts (schema v3, published).
 // Start spectra discovery for a nova.
 struct DiscoverSpectraProductsEvent {
   std::string nova_id;

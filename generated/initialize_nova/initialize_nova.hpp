@@ -182,7 +182,7 @@ class InitializeNovaSteps {
   // Timeout 60s; 3 retries of RETRYABLE errors after 2s, 10s, 30s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 30).
   // May raise RETRYABLE: transient_dependency_failure.
   // May raise TERMINAL: resolver_missing_coordinates, internal_invariant_violation.
-  // May raise QUARANTINE: ambiguous_resolver_result, conflicting_authoritative_sources, coordinate_match_ambiguous.
+  // May raise QUARANTINE: ambiguous_resolver_result, conflicting_authoritative_sources, malformed_archive_response, coordinate_match_ambiguous.
   virtual ResolveCandidateAgainstPublicArchivesOutput ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
       runtime::StepContext& context) = 0;
 

@@ -162,6 +162,7 @@ class RefreshReferencesSteps {
   // FetchReferenceCandidates.
   // Timeout 60s; 3 retries of RETRYABLE errors after 2s, 10s, 30s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 30).
   // May raise RETRYABLE: transient_upstream_failure.
+  // May raise QUARANTINE: malformed_reference_response.
   virtual FetchReferenceCandidatesOutput FetchReferenceCandidates(const RefreshReferencesState& state,
       runtime::StepContext& context) = 0;
 

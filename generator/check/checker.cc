@@ -59,6 +59,7 @@ class SpecChecker {
     CheckScenarios();
     CheckSchedules();
     CheckObjectCreatedTriggers();
+    CheckSecrets();
   }
 
  private:
@@ -1306,6 +1307,21 @@ class SpecChecker {
     }
   }
 
+  // The spec's `secrets` name secrets the governance declares: an unknown
+  // id would give the function no variable and the stack no parameter.
+  void CheckSecrets() {
+    if (!g_) return;
+    for (size_t i = 0; i < spec_.secrets.size(); ++i) {
+      if (g_->FindSecret(spec_.secrets[i])) continue;
+      std::set<std::string> ids;
+      for (const auto& secret : g_->secrets) ids.insert(secret.id);
+      Error(spec_.secret_locations[i], "unknown-secret",
+            fmt::format("secret '{}' is not declared in the governance's "
+                        "'secrets'{}",
+                        spec_.secrets[i], Suggest(spec_.secrets[i], ids)));
+    }
+  }
+
   // An `object_created` trigger: its `object_created: {prefix}`, a bucket
   // to listen to (the catalog's, which the stack has only for a spec with
   // `object_store`), and an input event the stack's rule can fill from S3's
@@ -1513,6 +1529,31 @@ void CheckSpecSet(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
                  fmt::format("workflow '{}' is also defined in {}; each "
                              "workflow has one spec",
                              spec->workflow, it->second->file));
+    }
+  }
+  // A secret the stack gives one parameter: the specs that name it must
+  // mean the same secret (specs of one run naming different governance
+  // files could declare one id twice).
+  std::map<std::string, const SecretDef*> secrets;
+  for (const auto& spec : specs) {
+    if (!spec || !spec->governance) continue;
+    for (size_t i = 0; i < spec->secrets.size(); ++i) {
+      const SecretDef* secret = spec->governance->FindSecret(spec->secrets[i]);
+      if (!secret) continue;
+      auto [it, inserted] = secrets.emplace(secret->id, secret);
+      const SecretDef& first = *it->second;
+      if (inserted || (first.variable == secret->variable &&
+                       first.description == secret->description))
+        continue;
+      sink.Error(
+          spec->secret_locations[i], "secret-conflict",
+          fmt::format(
+              "secret '{}' is declared at {}:{} with another {} than "
+              "at {}:{}; the stack has one parameter per secret, so "
+              "the specs of one stack must name the same governance",
+              secret->id, secret->location.file, secret->location.line,
+              first.variable != secret->variable ? "variable" : "description",
+              first.location.file, first.location.line));
     }
   }
   // An event is declared once: two specs that declare the same event

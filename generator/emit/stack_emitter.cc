@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 #include <utility>
@@ -164,6 +165,11 @@ std::string AslForFnSub(const std::string& asl,
   return out;
 }
 
+// What a secret's parameter accepts: a secret's ARN (in any partition),
+// or "" (none). A name would make the policy's Resource no ARN.
+constexpr const char* kSecretArnPattern =
+    "^(arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+)?$";
+
 // The stack's parameter naming the SNS topic its alarms notify, and the
 // condition that it is given (an empty topic: the alarms notify no one).
 constexpr const char* kAlarmTopicParameter = "AlarmTopicArn";
@@ -203,6 +209,15 @@ Json FirstOccurrenceAlarm(std::string description, const char* metric_namespace,
             {"TreatMissingData", "notBreaching"},
             {"AlarmActions", AlarmTopicIfGiven()},
             {"OKActions", AlarmTopicIfGiven()}}}};
+}
+
+// A secret's stack parameter, <Id>SecretArn (its ARN; "" when not
+// configured), and the condition that it is given, <Id>SecretGiven.
+std::string SecretParameter(const std::string& id) {
+  return PascalCase(id) + "SecretArn";
+}
+std::string SecretGiven(const std::string& id) {
+  return PascalCase(id) + "SecretGiven";
 }
 
 // Whether a `for_each: nova` schedule invokes the workflow's function.
@@ -302,6 +317,14 @@ class WorkflowPartBuilder {
           {"NOVACAT_WORKFLOW", w}}}};
     if (!spec.object_store.empty())
       fn["Environment"]["Variables"]["NOVACAT_BUCKET"] = Ref(kBucket);
+    // Each secret the spec names: its variable holds the ARN when the
+    // stack's parameter gives one; otherwise the variable is not set, and
+    // the client that needs the secret is skipped (sources/archives.h).
+    for (const auto& id : spec.secrets)
+      fn["Environment"]["Variables"]
+        [spec.governance->FindSecret(id)->variable] = {
+            {"Fn::If",
+             {SecretGiven(id), Ref(SecretParameter(id)), Ref("AWS::NoValue")}}};
     part_.resources[function] = {{"Type", "AWS::Lambda::Function"},
                                  {"Properties", fn}};
 
@@ -342,6 +365,26 @@ class WorkflowPartBuilder {
             {"Statement",
              {Allow({"logs:CreateLogStream", "logs:PutLogEvents"},
                     GetAtt(function + "LogGroup", "Arn"))}}}}}}};
+    // Reading each secret the spec names, exactly that secret, and only
+    // when its parameter is given: a policy of the function's role of its
+    // own, <P>Function<Id>SecretPolicy, that exists under the secret's
+    // condition (a conditional statement inside the role's policy would
+    // need an AWS::NoValue list item, which moto's CloudFormation keeps as
+    // null). Like the logs policy, the function does not wait for it; the
+    // function runs once the stack is complete.
+    for (const auto& id : spec.secrets) {
+      part_.resources[function + PascalCase(id) + "SecretPolicy"] = {
+          {"Type", "AWS::IAM::Policy"},
+          {"Condition", SecretGiven(id)},
+          {"Properties",
+           {{"PolicyName", PascalCase(id) + "Secret"},
+            {"Roles", {Ref(function + "Role")}},
+            {"PolicyDocument",
+             {{"Version", "2012-10-17"},
+              {"Statement",
+               Json::array({Allow("secretsmanager:GetSecretValue",
+                                  Ref(SecretParameter(id)))})}}}}}};
+    }
 
     // The state machine. Unnamed for the same reason (80 characters).
     const std::string placeholder = "${" + p + "FunctionArn}";
@@ -563,6 +606,10 @@ class StackBuilder {
     root["Conditions"] = {
         {kNotifyAlarms,
          {{"Fn::Not", {{{"Fn::Equals", {Ref(kAlarmTopicParameter), ""}}}}}}}};
+    for (const auto& [secret, readers] : Secrets())
+      root["Conditions"][SecretGiven(secret->id)] = {
+          {"Fn::Not",
+           {{{"Fn::Equals", {Ref(SecretParameter(secret->id)), ""}}}}}};
     resources_["NovaCatTable"] = Table();
     resources_["NovaCatEventBus"] = {
         {"Type", "AWS::Events::EventBus"},
@@ -595,7 +642,28 @@ class StackBuilder {
   }
 
  private:
-  static Json Parameters() {
+  // The secrets the specs name, in id order, each with the workflows that
+  // read it (in name order). The checker made the specs that name one
+  // agree on it (secret-conflict).
+  std::vector<std::pair<const SecretDef*, std::vector<std::string>>> Secrets()
+      const {
+    std::map<std::string, std::pair<const SecretDef*, std::vector<std::string>>>
+        by_id;
+    for (const WorkflowSpec* spec : specs_) {
+      for (const auto& id : spec->secrets) {
+        auto& [secret, readers] = by_id[id];
+        secret = spec->governance->FindSecret(id);
+        readers.push_back(spec->workflow);
+      }
+    }
+    std::vector<std::pair<const SecretDef*, std::vector<std::string>>> out;
+    for (auto& [id, secret] : by_id) out.push_back(std::move(secret));
+    return out;
+  }
+
+  // The stack's parameters: its own, then <Id>SecretArn per secret
+  // (Secrets()): an ARN (the policy's Resource must be one), or "".
+  Json Parameters() const {
     Json p;
     p["ArtifactBucket"] = {
         {"Type", "String"},
@@ -619,6 +687,24 @@ class StackBuilder {
         {"Description",
          "ARN of an SNS topic the alarms notify when they go into ALARM and "
          "back to OK; empty: they notify no one."}};
+    for (const auto& [secret, readers] : Secrets()) {
+      std::string names;
+      for (const auto& w : readers) names += (names.empty() ? "" : ", ") + w;
+      p[SecretParameter(secret->id)] = {
+          {"Type", "String"},
+          {"Default", ""},
+          {"Description",
+           fmt::format("ARN of the Secrets Manager secret {}, which {} "
+                       "read{} ({}). {} Empty: not configured (the client "
+                       "that needs it is skipped).",
+                       secret->id, names, readers.size() == 1 ? "s" : "",
+                       secret->variable, secret->description)},
+          {"AllowedPattern", kSecretArnPattern},
+          {"ConstraintDescription",
+           "the ARN of a Secrets Manager secret "
+           "(arn:aws:secretsmanager:<region>:<account>:secret:<name>), or "
+           "empty"}};
+    }
     return p;
   }
 

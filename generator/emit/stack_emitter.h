@@ -9,7 +9,10 @@
 // - Parameters: ArtifactBucket (the S3 bucket of the Lambda zips, no
 //   default), ArtifactKeyPrefix (default ""; workflow w's zip is at
 //   `<ArtifactKeyPrefix>w.zip`), TableName (default NovaCat), EventBusName
-//   (default novacat).
+//   (default novacat), AlarmTopicArn (default ""), and per secret id s a
+//   spec names (`secrets:`, declared in the governance) <S>SecretArn with
+//   S = PascalCase(s) (default "": not configured) and the condition
+//   <S>SecretGiven.
 // - Logical ids: NovaCatTable, NovaCatEventBus; per workflow w with
 //   P = PascalName(w): PFunction, PFunctionRole, PFunctionLogGroup,
 //   PFunctionLogsPolicy, PStateMachine, PStateMachineRole,
@@ -18,7 +21,10 @@
 //   Route<A><C> and Route<A><C>Role. Outputs: PStateMachineArn,
 //   PFunctionArn, NovaCatTableName, NovaCatEventBusName.
 // - The function's environment: NOVACAT_TABLE_NAME, NOVACAT_EVENT_BUS_NAME,
-//   NOVACAT_WORKFLOW (= w); its handler is w.
+//   NOVACAT_WORKFLOW (= w); its handler is w. Per secret s its spec names,
+//   when <S>SecretGiven: the secret's variable (NOVACAT_TNS_SECRET...) set
+//   to the ARN, and PFunction<S>SecretPolicy letting its role
+//   secretsmanager:GetSecretValue on exactly that ARN.
 // - EventBridge: a publisher sends Source = its workflow name, DetailType =
 //   the event name, Detail = the event; a rule passes `$.detail` to the
 //   consumer's state machine as its input.

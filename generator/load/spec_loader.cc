@@ -620,6 +620,20 @@ class WorkflowReader {
                              "(the catalog's bucket); got '{}'",
                              *s));
     }
+    spec_.secrets = v_.StringList(m, "secrets", &spec_.secret_locations);
+    for (size_t i = 0; i < spec_.secrets.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (spec_.secrets[j] != spec_.secrets[i]) continue;
+        r_.Error(spec_.secret_locations[i], "duplicate-key",
+                 fmt::format("secret '{}' is named twice in 'secrets' (first "
+                             "at line {})",
+                             spec_.secrets[i], spec_.secret_locations[j].line));
+        spec_.secrets.erase(spec_.secrets.begin() + i);
+        spec_.secret_locations.erase(spec_.secret_locations.begin() + i);
+        --i;
+        break;
+      }
+    }
     if (auto s = v_.String(m, "lifecycle")) {
       spec_.lifecycle = *s;
       spec_.lifecycle_location = m.ValueLocation("lifecycle");
@@ -1746,6 +1760,97 @@ void ApplyDefaultRetry(StateGraph& graph, const Governance* governance) {
   }
 }
 
+// Whether `id` is lower_snake_case with no empty part ("tns",
+// "ads_token"): PascalCase makes it the stack parameter's name, which
+// CloudFormation wants alphanumeric.
+bool IsSecretId(const std::string& id) {
+  if (id.empty() || id.size() > 64 || id[0] < 'a' || id[0] > 'z' ||
+      id.back() == '_')
+    return false;
+  for (size_t i = 0; i < id.size(); ++i) {
+    const char c = id[i];
+    if (c == '_' ? id[i - 1] == '_'
+                 : !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+      return false;
+  }
+  return true;
+}
+
+// Whether `variable` is NOVACAT_<NAME>_SECRET, NAME of A-Z, 0-9 and _:
+// the names the sources library reads (sources/archives.h), apart from
+// every other variable of the function.
+bool IsSecretVariable(const std::string& variable) {
+  constexpr std::string_view kPrefix = "NOVACAT_";
+  constexpr std::string_view kSuffix = "_SECRET";
+  if (variable.size() <= kPrefix.size() + kSuffix.size() ||
+      variable.compare(0, kPrefix.size(), kPrefix) != 0 ||
+      variable.compare(variable.size() - kSuffix.size(), kSuffix.size(),
+                       kSuffix) != 0)
+    return false;
+  return std::all_of(variable.begin(), variable.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+// The governance's `secrets:`: id → {variable, description}, both
+// required. Two secrets may share neither a variable (a function would get
+// one of the two ARNs) nor a stack parameter (ids PascalCase makes the same).
+void ReadSecrets(Reader& r, const yaml::Node& node, const SourceLocation& at,
+                 Governance& g) {
+  Values v(r);
+  MapReader all(r, node, "'secrets'", at);
+  all.AcceptAllKeys();
+  for (const auto& [id, value] : all.Entries()) {
+    SecretDef secret;
+    secret.id = id;
+    secret.location = all.KeyLocation(id);
+    MapReader d(r, *value, fmt::format("secret '{}'", id), secret.location);
+    if (!d.valid()) continue;
+    const std::optional<std::string> variable = v.String(d, "variable", true);
+    if (variable) {
+      secret.variable = *variable;
+      secret.variable_location = d.ValueLocation("variable");
+    }
+    secret.description = v.String(d, "description", true).value_or("");
+    d.Finish();
+    if (!IsSecretId(id)) {
+      std::string shown = id.size() > 40 ? id.substr(0, 40) + "..." : id;
+      r.Error(secret.location, "invalid-name",
+              fmt::format("secret id '{}' must be lower_snake_case (a-z, 0-9, "
+                          "single _ between parts; starting with a letter) "
+                          "and at most 64 characters; it names the stack "
+                          "parameter <Id>SecretArn",
+                          shown));
+    } else {
+      for (const auto& other : g.secrets) {
+        if (PascalCase(other.id) != PascalCase(id)) continue;
+        r.Error(secret.location, "invalid-name",
+                fmt::format("secret id '{}' makes the stack parameter {}"
+                            "SecretArn, as '{}' (line {}) does; rename one",
+                            id, PascalCase(id), other.id, other.location.line));
+        break;
+      }
+    }
+    if (variable && !IsSecretVariable(*variable)) {
+      r.Error(secret.variable_location, "secret-variable",
+              fmt::format("secret '{}': variable '{}' must be "
+                          "NOVACAT_<NAME>_SECRET (A-Z, 0-9, _)",
+                          id, secret.variable));
+    } else if (variable) {
+      for (const auto& other : g.secrets) {
+        if (other.variable != secret.variable) continue;
+        r.Error(
+            secret.variable_location, "secret-variable",
+            fmt::format("secret '{}': secret '{}' (line {}) has variable "
+                        "{} already; each secret needs its own",
+                        id, other.id, other.location.line, secret.variable));
+        break;
+      }
+    }
+    g.secrets.push_back(std::move(secret));
+  }
+}
+
 void ReadGovernance(Reader& r, const yaml::Node& root, Governance& g) {
   Values v(r);
   SourceLocation file_start{r.file(), 1, 1, 1};
@@ -1866,6 +1971,8 @@ void ReadGovernance(Reader& r, const yaml::Node& root, Governance& g) {
                   .value_or(""));
     }
   }
+  if (const yaml::Node* n = m.Get("secrets"))
+    ReadSecrets(r, *n, m.KeyLocation("secrets"), g);
   if (!g.default_retry.empty() && !g.FindPreset(g.default_retry)) {
     r.Error(g.default_retry_location, "unknown-preset",
             fmt::format("default_retry names unknown preset '{}'",

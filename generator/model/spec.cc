@@ -109,6 +109,12 @@ bool Governance::HasAccessPattern(const std::string& id) const {
   return false;
 }
 
+const SecretDef* Governance::FindSecret(const std::string& id) const {
+  for (const auto& s : secrets)
+    if (s.id == id) return &s;
+  return nullptr;
+}
+
 const Field* EventDef::FindField(const std::string& n) const {
   for (const auto& f : fields)
     if (f.name == n) return &f;

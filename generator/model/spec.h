@@ -55,6 +55,21 @@ struct ConcurrencyLimit {
   SourceLocation location;
 };
 
+// A secret a workflow's function may read from AWS Secrets Manager,
+// declared once in the governance (`secrets:`) and named by the specs
+// whose functions read it (the spec's `secrets:`). The stack gets one
+// parameter per secret a spec names, <PascalCase(id)>SecretArn (default
+// "": not configured); a function whose spec names the secret gets
+// `variable` set to the ARN, and may read exactly that secret, only when
+// the parameter is given.
+struct SecretDef {
+  std::string id;           // lower_snake_case: "tns"
+  std::string variable;     // NOVACAT_<NAME>_SECRET: what the function reads
+  std::string description;  // what the secret holds (its JSON)
+  SourceLocation location;  // the id's key in the governance
+  SourceLocation variable_location;
+};
+
 struct StateGraph;
 
 // "annotate_nova" (or "annotate-nova") -> "AnnotateNova".
@@ -76,6 +91,7 @@ struct Governance {
   std::vector<std::string> log_required;
   std::vector<std::string> log_when_known;
   std::vector<std::pair<std::string, std::string>> access_patterns;
+  std::vector<SecretDef> secrets;  // declaration order
   // The run lifecycle the workflows share (`lifecycle:`), for the specs
   // that say `lifecycle: shared`: the states before a workflow's own
   // (`prologue`) and after them (`epilogue`), in order. A target "$begin"
@@ -88,6 +104,7 @@ struct Governance {
   const RetryPolicy* FindPreset(const std::string& name) const;
   const ConcurrencyLimit* FindConcurrency(const std::string& name) const;
   bool HasAccessPattern(const std::string& id) const;
+  const SecretDef* FindSecret(const std::string& id) const;
 };
 
 // The types a field of an event or of the state document can have.
@@ -444,6 +461,11 @@ struct WorkflowSpec {
   // NOVACAT_BUCKET.
   std::string object_store;
   SourceLocation object_store_location;
+  // The governance's secrets the function reads (`secrets:`), in spec
+  // order, each named once (the loader reports a repeat); the checker
+  // reports an id the governance does not declare (unknown-secret).
+  std::vector<std::string> secrets;
+  std::vector<SourceLocation> secret_locations;  // one per entry
   // `lifecycle: shared`: the governance's run lifecycle is merged into the
   // states (load/spec_loader.cc MergeLifecycle); "" otherwise.
   std::string lifecycle;

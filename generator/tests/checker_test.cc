@@ -2,11 +2,14 @@
 // malformed corpus (tests/malformed/) covers every rule from files.
 #include "check/checker.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "compiler.h"
 #include "in_memory_files.h"
@@ -233,6 +236,96 @@ TEST(CompileTest, MarksTheFilesTheOutputFolderAlreadyHolds) {
             (std::vector<std::pair<std::string, std::string>>{
                 {"initialize_nova/README.md", "out of date"}}));
   fs::remove_all(out);
+}
+
+// A spec names secrets the governance declares, each once.
+TEST(CheckerTest, SecretsAreTheGovernances) {
+  const std::string work =
+      "  Work: {type: Task, timeout: 5s, next: FinalizeJobRunSuccess, "
+      "outcome: DONE}\n";
+  auto with = [&](const std::string& secrets) {
+    std::string spec = std::string(kHead) + work + kTail;
+    spec.replace(spec.find("input: t\n"), 0, secrets);
+    return spec;
+  };
+  EXPECT_EQ(Diagnose(with("secrets: [tns, ads]\n")), "");
+  EXPECT_EQ(Diagnose(with("secrets: [tns, adz]\n")),
+            "specs/t.yaml:3:16: error: secret 'adz' is not declared in the "
+            "governance's 'secrets'; did you mean 'ads'? [unknown-secret]\n"
+            "    3 | secrets: [tns, adz]\n"
+            "      |                ^~~\n"
+            "1 error, 0 warnings\n");
+  EXPECT_EQ(Diagnose(with("secrets: [tns, ads, tns]\n")),
+            "specs/t.yaml:3:21: error: secret 'tns' is named twice in "
+            "'secrets' (first at line 3) [duplicate-key]\n"
+            "    3 | secrets: [tns, ads, tns]\n"
+            "      |                     ^~~\n"
+            "1 error, 0 warnings\n");
+  EXPECT_EQ(Diagnose(with("secrets: tns\n")),
+            "specs/t.yaml:3:10: error: 'secrets' in the workflow spec must be "
+            "a list, got 'tns' [wrong-type]\n"
+            "    3 | secrets: tns\n"
+            "      |          ^~~\n"
+            "1 error, 0 warnings\n");
+}
+
+// The stack has one parameter per secret id: specs of one run whose
+// governance files declare an id differently are an error; the same
+// declaration in two files is not.
+TEST(CheckerTest, ASecretIsOneSecretInAStack) {
+  std::ifstream in("specs/shared/governance.yaml");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string governance = buffer.str();
+  const std::string spec = std::string(kHead) +
+                           "  Work: {type: Task, timeout: 5s, next: "
+                           "FinalizeJobRunSuccess, outcome: DONE}\n" +
+                           kTail;
+  std::string t = spec;
+  t.replace(t.find("input: t\n"), 0, "secrets: [tns]\n");
+  std::string u = t;
+  u.replace(u.find("workflow: t"), 11, "workflow: u");
+  u.replace(u.find("shared/governance.yaml"), 22, "shared/other.yaml");
+  // Its own input event (not a second declaration of t's).
+  const std::string event = "input: t\nevents:\n  t:";
+  u.replace(u.find(event), event.size(), "input: u\nevents:\n  u:");
+  auto run = [&](const std::string& other) {
+    DiagnosticSink sink;
+    LoadAndCheck({"specs/t.yaml", "specs/u.yaml"},
+                 Files({{"specs/t.yaml", t},
+                        {"specs/u.yaml", u},
+                        {"specs/shared/other.yaml", other}}),
+                 sink);
+    return sink.FormatAll();
+  };
+  EXPECT_EQ(run(governance), "");
+  std::string renamed = governance;
+  ASSERT_NE(renamed.find("variable: NOVACAT_TNS_SECRET"), std::string::npos);
+  renamed.replace(renamed.find("variable: NOVACAT_TNS_SECRET"), 28,
+                  "variable: NOVACAT_TNS_BOT_SECRET");
+  const int line = [&] {
+    const std::string key = "\n  tns:\n";
+    const size_t at = governance.find(key);
+    return 2 + static_cast<int>(std::count(governance.begin(),
+                                           governance.begin() + at, '\n'));
+  }();
+  EXPECT_EQ(
+      run(renamed),
+      fmt::format("specs/u.yaml:3:11: error: secret 'tns' is declared at "
+                  "specs/shared/other.yaml:{0} with another variable than at "
+                  "specs/shared/governance.yaml:{0}; the stack has one "
+                  "parameter per secret, so the specs of one stack must name "
+                  "the same governance [secret-conflict]\n"
+                  "    3 | secrets: [tns]\n"
+                  "      |           ^~~\n"
+                  "1 error, 0 warnings\n",
+                  line));
+  std::string described = governance;
+  ASSERT_NE(described.find("The TNS bot's credentials"), std::string::npos);
+  described.replace(described.find("The TNS bot's credentials"), 25,
+                    "TNS's credentials");
+  EXPECT_NE(run(described).find("with another description than at"),
+            std::string::npos);
 }
 
 }  // namespace

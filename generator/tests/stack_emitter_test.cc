@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <sstream>
 
 #include "compiler.h"
@@ -113,10 +114,17 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
              {"FunctionRole", "AWS::IAM::Role"},
              {"FunctionLogGroup", "AWS::Logs::LogGroup"},
              {"FunctionLogsPolicy", "AWS::IAM::Policy"},
+             {"FunctionTnsSecretPolicy", "AWS::IAM::Policy"},
+             {"FunctionAdsSecretPolicy", "AWS::IAM::Policy"},
              {"StateMachine", "AWS::StepFunctions::StateMachine"},
              {"StateMachineRole", "AWS::IAM::Role"},
              {"StateMachineLogGroup", "AWS::Logs::LogGroup"},
              {"FailedExecutionsAlarm", "AWS::CloudWatch::Alarm"}}) {
+      // The secrets' policies: initialize_nova reads TNS's, refresh_references
+      // ADS's.
+      if ((suffix == "FunctionTnsSecretPolicy" && s != "InitializeNova") ||
+          (suffix == "FunctionAdsSecretPolicy" && s != "RefreshReferences"))
+        continue;
       expected_ids.push_back(s + suffix);
       expected_types.push_back(type);
     }
@@ -168,15 +176,21 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
     parameters.push_back(id);
   EXPECT_EQ(parameters, (std::vector<std::string>{
                             "ArtifactBucket", "ArtifactKeyPrefix", "TableName",
-                            "EventBusName", "AlarmTopicArn"}));
+                            "EventBusName", "AlarmTopicArn", "AdsSecretArn",
+                            "TnsSecretArn"}));
   EXPECT_FALSE(stack["Parameters"]["ArtifactBucket"].contains("Default"));
   EXPECT_EQ(stack["Parameters"]["ArtifactKeyPrefix"]["Default"], "");
   EXPECT_EQ(stack["Parameters"]["TableName"]["Default"], "NovaCat");
   EXPECT_EQ(stack["Parameters"]["EventBusName"]["Default"], "novacat");
   EXPECT_EQ(stack["Parameters"]["AlarmTopicArn"]["Default"], "");
-  // The alarms notify the topic only when one is given.
+  // The alarms notify the topic only when one is given; a secret is read
+  // only when its ARN is.
   EXPECT_EQ(stack["Conditions"], Json::parse(R"({"NotifyAlarms":
-    {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}]}})"));
+    {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}]},
+    "AdsSecretGiven":
+    {"Fn::Not": [{"Fn::Equals": [{"Ref": "AdsSecretArn"}, ""]}]},
+    "TnsSecretGiven":
+    {"Fn::Not": [{"Fn::Equals": [{"Ref": "TnsSecretArn"}, ""]}]}})"));
   std::vector<std::string> sections;
   for (const auto& [key, value] : stack.items()) sections.push_back(key);
   EXPECT_EQ(sections, (std::vector<std::string>{
@@ -255,7 +269,9 @@ TEST(StackEmitterTest, InitializeNovaFunctionAndPolicies) {
       "Environment": {"Variables": {
         "NOVACAT_TABLE_NAME": {"Ref": "NovaCatTable"},
         "NOVACAT_EVENT_BUS_NAME": {"Fn::GetAtt": ["NovaCatEventBus", "Name"]},
-        "NOVACAT_WORKFLOW": "initialize_nova"}}}})"));
+        "NOVACAT_WORKFLOW": "initialize_nova",
+        "NOVACAT_TNS_SECRET": {"Fn::If": ["TnsSecretGiven",
+          {"Ref": "TnsSecretArn"}, {"Ref": "AWS::NoValue"}]}}}}})"));
   const Json assume = [](const char* service) {
     return Json::parse(
         std::string(
@@ -286,6 +302,15 @@ TEST(StackEmitterTest, InitializeNovaFunctionAndPolicies) {
         {"Effect": "Allow",
          "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
          "Resource": {"Fn::GetAtt": ["InitializeNovaFunctionLogGroup", "Arn"]}}]}}})"));
+  EXPECT_EQ(r["InitializeNovaFunctionTnsSecretPolicy"], Json::parse(R"({
+    "Type": "AWS::IAM::Policy",
+    "Condition": "TnsSecretGiven",
+    "Properties": {
+      "PolicyName": "TnsSecret",
+      "Roles": [{"Ref": "InitializeNovaFunctionRole"}],
+      "PolicyDocument": {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
+         "Resource": {"Ref": "TnsSecretArn"}}]}}})"));
   EXPECT_EQ(r["InitializeNovaFunctionLogGroup"], Json::parse(R"({
     "Type": "AWS::Logs::LogGroup",
     "Properties": {"LogGroupName": {"Fn::Sub": "/aws/lambda/${InitializeNovaFunction}"},
@@ -514,14 +539,15 @@ TEST(StackEmitterTest, NoQueueWithoutARuleOrASchedule) {
   EXPECT_FALSE(r.contains("NovaCatSchedules"));
   std::vector<std::string> ids;
   for (const auto& [id, resource] : r.items()) ids.push_back(id);
-  EXPECT_EQ(
-      ids, (std::vector<std::string>{
-               "NovaCatTable", "NovaCatEventBus", "InitializeNovaFunction",
-               "InitializeNovaFunctionRole", "InitializeNovaFunctionLogGroup",
-               "InitializeNovaFunctionLogsPolicy", "InitializeNovaStateMachine",
-               "InitializeNovaStateMachineRole",
-               "InitializeNovaStateMachineLogGroup",
-               "InitializeNovaFailedExecutionsAlarm"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{
+                "NovaCatTable", "NovaCatEventBus", "InitializeNovaFunction",
+                "InitializeNovaFunctionRole", "InitializeNovaFunctionLogGroup",
+                "InitializeNovaFunctionLogsPolicy",
+                "InitializeNovaFunctionTnsSecretPolicy",
+                "InitializeNovaStateMachine", "InitializeNovaStateMachineRole",
+                "InitializeNovaStateMachineLogGroup",
+                "InitializeNovaFailedExecutionsAlarm"}));
 }
 
 TEST(StackEmitterTest, DefinitionIsTheGeneratedAsl) {
@@ -767,6 +793,140 @@ TEST(StackEmitterTest, ObjectCreatedRuleStartsTheStateMachine) {
              ["AssumeRolePolicyDocument"]["Statement"][0]["Principal"],
             Json::parse(R"({"Service": "events.amazonaws.com"})"));
   EXPECT_TRUE(r.contains("NovaCatCatalogBucket"));
+}
+
+// The secrets the specs name (the governance's `secrets`): one parameter
+// each, <Id>SecretArn, a secret's ARN or "" (the default: not configured),
+// and a condition that it is given; the function of each spec that names
+// it gets its variable, set to the ARN, and a policy reading exactly that
+// secret, both only when it is given. A function whose spec names no
+// secret gets neither; a stack whose specs name none has no parameter.
+TEST(StackEmitterTest, SecretsReachOnlyTheFunctionsThatReadThem) {
+  Json stack = Stack(Load(kSeeds));
+  const Json& r = stack["Resources"];
+  const std::string pattern =
+      "^(arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:.+)?$";
+  EXPECT_EQ(stack["Parameters"]["TnsSecretArn"], Json::parse(R"({
+    "Type": "String",
+    "Default": "",
+    "Description": "ARN of the Secrets Manager secret tns, which initialize_nova reads (NOVACAT_TNS_SECRET). The TNS bot's credentials (name resolution of new transients), JSON {\"api_key\": \"...\", \"bot_id\": \"...\", \"bot_name\": \"...\"}. Empty: not configured (the client that needs it is skipped).",
+    "AllowedPattern": ")" + pattern + R"(",
+    "ConstraintDescription": "the ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>), or empty"})"));
+  EXPECT_EQ(stack["Parameters"]["AdsSecretArn"]["Description"],
+            "ARN of the Secrets Manager secret ads, which refresh_references "
+            "reads (NOVACAT_ADS_SECRET). The NASA ADS API token (references), "
+            "JSON {\"token\": \"...\"} or the token alone. Empty: not "
+            "configured (the client that needs it is skipped).");
+  // What the pattern lets through: an ARN (any partition) or nothing, not
+  // a secret's name (the policy's Resource must be an ARN).
+  const std::regex arn(pattern);
+  EXPECT_TRUE(std::regex_match("", arn));
+  EXPECT_TRUE(std::regex_match(
+      "arn:aws:secretsmanager:eu-west-1:123456789012:secret:novacat/tns-AbCdEf",
+      arn));
+  EXPECT_TRUE(std::regex_match(
+      "arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:t-1",
+      arn));
+  EXPECT_FALSE(std::regex_match("novacat/tns", arn));
+  EXPECT_FALSE(std::regex_match(
+      "arn:aws:ssm:eu-west-1:123456789012:parameter/novacat/tns", arn));
+
+  EXPECT_EQ(r["RefreshReferencesFunction"]["Properties"]["Environment"]
+             ["Variables"]["NOVACAT_ADS_SECRET"],
+            Json::parse(R"({"Fn::If": ["AdsSecretGiven",
+              {"Ref": "AdsSecretArn"}, {"Ref": "AWS::NoValue"}]})"));
+  EXPECT_EQ(r["RefreshReferencesFunctionAdsSecretPolicy"], Json::parse(R"({
+    "Type": "AWS::IAM::Policy",
+    "Condition": "AdsSecretGiven",
+    "Properties": {
+      "PolicyName": "AdsSecret",
+      "Roles": [{"Ref": "RefreshReferencesFunctionRole"}],
+      "PolicyDocument": {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
+         "Resource": {"Ref": "AdsSecretArn"}}]}}})"));
+  // The function reads its own secret only.
+  EXPECT_FALSE(
+      r["RefreshReferencesFunction"]["Properties"]["Environment"]["Variables"]
+          .contains("NOVACAT_TNS_SECRET"));
+  EXPECT_FALSE(r.contains("RefreshReferencesFunctionTnsSecretPolicy"));
+  EXPECT_FALSE(r.contains("InitializeNovaFunctionAdsSecretPolicy"));
+  for (const char* p : {"DiscoverSpectraProducts", "IngestNewNova"}) {
+    const Json& variables = r[std::string(p) + "Function"]["Properties"]
+                             ["Environment"]["Variables"];
+    std::vector<std::string> names;
+    for (const auto& [name, value] : variables.items()) names.push_back(name);
+    EXPECT_EQ(names, (std::vector<std::string>{"NOVACAT_TABLE_NAME",
+                                               "NOVACAT_EVENT_BUS_NAME",
+                                               "NOVACAT_WORKFLOW"}))
+        << p;
+  }
+  // The stack reads secrets in exactly those two statements.
+  const std::string text = r.dump();
+  size_t reads = 0;
+  for (size_t at = text.find("secretsmanager:"); at != std::string::npos;
+       at = text.find("secretsmanager:", at + 1))
+    ++reads;
+  EXPECT_EQ(reads, 2u);
+
+  // A stack of specs that name no secret.
+  Json plain = Stack(Load({"specs/ingest_new_nova.yaml"}));
+  std::vector<std::string> parameters;
+  for (const auto& [id, p] : plain["Parameters"].items())
+    parameters.push_back(id);
+  EXPECT_EQ(parameters, (std::vector<std::string>{
+                            "ArtifactBucket", "ArtifactKeyPrefix", "TableName",
+                            "EventBusName", "AlarmTopicArn"}));
+  std::vector<std::string> conditions;
+  for (const auto& [id, c] : plain["Conditions"].items())
+    conditions.push_back(id);
+  EXPECT_EQ(conditions, std::vector<std::string>{"NotifyAlarms"});
+  EXPECT_EQ(plain.dump().find("Secret"), std::string::npos);
+
+  // Two workflows reading one secret: one parameter, naming both, and a
+  // policy for each function; a function reading two secrets gets both
+  // variables in the spec's order.
+  const std::string path = "specs/refresh_references.yaml";
+  std::ifstream in(path);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  std::string refresh = buffer.str();
+  ASSERT_NE(refresh.find("\nsecrets: [ads]\n"), std::string::npos);
+  refresh.replace(refresh.find("\nsecrets: [ads]\n"), 16,
+                  "\nsecrets: [ads, tns]\n");
+  FileReader disk = DiskFileReader();
+  Json both = Stack(
+      Load({"specs/initialize_nova.yaml", path}, [&](const std::string& p) {
+        return p == path ? std::optional<std::string>(refresh) : disk(p);
+      }));
+  EXPECT_EQ(both["Parameters"]["TnsSecretArn"]["Description"],
+            "ARN of the Secrets Manager secret tns, which initialize_nova, "
+            "refresh_references read (NOVACAT_TNS_SECRET). The TNS bot's "
+            "credentials (name resolution of new transients), JSON "
+            "{\"api_key\": \"...\", \"bot_id\": \"...\", \"bot_name\": "
+            "\"...\"}. Empty: not configured (the client that needs it is "
+            "skipped).");
+  std::vector<std::string> names;
+  for (const auto& [name, value] :
+       both["Resources"]["RefreshReferencesFunction"]["Properties"]
+           ["Environment"]["Variables"]
+               .items())
+    names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "NOVACAT_TABLE_NAME", "NOVACAT_EVENT_BUS_NAME",
+                       "NOVACAT_WORKFLOW", "NOVACAT_ADS_SECRET",
+                       "NOVACAT_TNS_SECRET"}));
+  EXPECT_EQ(both["Resources"]["RefreshReferencesFunctionTnsSecretPolicy"],
+            Json::parse(R"({
+    "Type": "AWS::IAM::Policy",
+    "Condition": "TnsSecretGiven",
+    "Properties": {
+      "PolicyName": "TnsSecret",
+      "Roles": [{"Ref": "RefreshReferencesFunctionRole"}],
+      "PolicyDocument": {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
+         "Resource": {"Ref": "TnsSecretArn"}}]}}})"));
+  EXPECT_TRUE(
+      both["Resources"].contains("InitializeNovaFunctionTnsSecretPolicy"));
 }
 
 }  // namespace

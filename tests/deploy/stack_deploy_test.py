@@ -81,6 +81,13 @@ What moto 5.2 cannot prove (each said where it matters below):
   NoSuchKey; the function check names the missing key.
 - moto returns the inline policies of AWS::IAM::Role `Policies` as a Python
   repr (single quotes), not JSON; they are read with ast.literal_eval.
+- A resource whose Condition is false (a secret's policy, <W>Function<Id>
+  SecretPolicy, when its <Id>SecretArn is not given) breaks moto's stack
+  update: moto updates it as if it had been created (AttributeError in
+  iam/models.py update_from_cloudformation_json, HTTP 500) where
+  CloudFormation leaves it alone. The stacks deployed twice (RedeployTest)
+  are given the secrets; the stack without them (NoSecretsTest) is
+  deployed once.
 """
 
 import ast
@@ -171,6 +178,23 @@ def load_specs():
                 spec = yaml.safe_load(f)
             specs[spec["workflow"]] = spec
     return specs
+
+
+def governance_secrets():
+    """{id: {variable, description}}: the secrets the governance declares."""
+    with open(os.path.join(ROOT, "specs", "shared", "governance.yaml")) as f:
+        return yaml.safe_load(f).get("secrets") or {}
+
+
+def function_secrets(spec, d):
+    """[(variable, ARN)]: the secrets a spec names whose stack parameter
+    (<Id>SecretArn) the deployment gives, in the spec's order. The function
+    gets each variable set to the ARN and may read exactly that secret; a
+    secret not given, neither."""
+    declared = governance_secrets()
+    return [(declared[id]["variable"], d.overrides[pascal(id) + "SecretArn"])
+            for id in spec.get("secrets") or []
+            if d.overrides.get(pascal(id) + "SecretArn")]
 
 
 def published_events(spec):
@@ -452,6 +476,10 @@ class Deployment:
             args += ["--event-bus-name", self.overrides["EventBusName"]]
         if "AlarmTopicArn" in self.overrides:
             args += ["--alarm-topic", self.overrides["AlarmTopicArn"]]
+        for option, parameter in (("--tns-secret", "TnsSecretArn"),
+                                  ("--ads-secret", "AdsSecretArn")):
+            if parameter in self.overrides:
+                args += [option, self.overrides[parameter]]
         start = time.monotonic()
         done = subprocess.run(["bash", DEPLOY_SCRIPT] + args, env=self.cli_env(),
                               stdin=subprocess.DEVNULL, capture_output=True,
@@ -636,6 +664,7 @@ def function_problems(d, specs):
                     "NOVACAT_EVENT_BUS_NAME": d.bus, "NOVACAT_WORKFLOW": w}
         if specs[w].get("object_store"):
             want_env["NOVACAT_BUCKET"] = d.physical.get(CATALOG_BUCKET)
+        want_env.update(function_secrets(specs[w], d))
         if env != want_env:
             problems.append((logical, "environment",
                              f"environment {env}, expected {want_env}"))
@@ -1036,6 +1065,10 @@ def iam_problems(d, specs):
             [{"Effect": "Allow", "Action": "sqs:SendMessage",
               "Resource": d.arn(UNDELIVERED)}]
             if w in per_nova_workflows(specs) else []) + [
+            # Each secret given: exactly that secret, nothing else of
+            # Secrets Manager.
+            {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
+             "Resource": arn} for _, arn in function_secrets(specs[w], d)] + [
             {"Effect": "Allow",
              "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
              "Resource": (f"arn:aws:logs:{REGION}:{account}:log-group:"
@@ -1150,7 +1183,9 @@ class Fixture:
 class StackDeployTest(unittest.TestCase):
     """The committed stack, deployed by scripts/deploy.sh (`aws s3 cp` and
     `aws cloudformation deploy`), the
-    table and bus names left at their defaults, the alarms given a topic."""
+    table and bus names left at their defaults, the alarms given a topic,
+    and the secrets of TNS and ADS given (made in moto's Secrets Manager
+    with the JSON the README shows)."""
 
     @classmethod
     def setUpClass(cls):
@@ -1161,6 +1196,8 @@ class StackDeployTest(unittest.TestCase):
         cls.alarm_topic = cls.d.client("sns").create_topic(
             Name=f"novacat-alarms-{os.getpid()}")["TopicArn"]
         cls.d.overrides["AlarmTopicArn"] = cls.alarm_topic
+        cls.secrets = make_secrets(cls.d, cls.d.stack)
+        cls.d.overrides.update(cls.secrets)
         # Through scripts/deploy.sh, the README's one way to deploy: it
         # uploads the zips again (the same bytes) and runs the same deploy.
         cls.d.assert_created(cls.d.deploy_script(BUILD_DIR))
@@ -1202,9 +1239,50 @@ class StackDeployTest(unittest.TestCase):
         given = {p["ParameterKey"]: p["ParameterValue"]
                  for p in stack["Parameters"]}
         self.assertEqual(given["AlarmTopicArn"], self.alarm_topic)
-        self.assertEqual(sorted(given), ["AlarmTopicArn", "ArtifactBucket",
-                                         "ArtifactKeyPrefix", "EventBusName",
-                                         "TableName"])
+        self.assertEqual(sorted(given), ["AdsSecretArn", "AlarmTopicArn",
+                                         "ArtifactBucket", "ArtifactKeyPrefix",
+                                         "EventBusName", "TableName",
+                                         "TnsSecretArn"])
+
+    def test_secrets_reach_exactly_the_functions_that_read_them(self):
+        """deploy.sh --tns-secret / --ads-secret: initialize_nova's function
+        gets NOVACAT_TNS_SECRET and may read that secret, refresh_references's
+        NOVACAT_ADS_SECRET and that one; no other function gets either.
+        (test_functions and test_iam check every function's whole
+        environment and every role's statements; this says it in so many
+        words.)"""
+        stack = self.d.client("cloudformation").describe_stacks(
+            StackName=self.d.stack)["Stacks"][0]
+        given = {p["ParameterKey"]: p["ParameterValue"] for p in stack["Parameters"]}
+        self.assertEqual({k: given[k] for k in self.secrets}, self.secrets)
+        lam, iam = self.d.client("lambda"), self.d.client("iam")
+        readers = {"InitializeNova": ("NOVACAT_TNS_SECRET", "TnsSecretArn"),
+                   "RefreshReferences": ("NOVACAT_ADS_SECRET", "AdsSecretArn")}
+        for w in self.specs:
+            p = pascal(w)
+            with self.subTest(workflow=w):
+                env = lam.get_function_configuration(
+                    FunctionName=self.d.physical[p + "Function"])[
+                        "Environment"]["Variables"]
+                role = self.d.physical[p + "FunctionRole"]
+                reads = []
+                for name in iam.list_role_policies(RoleName=role)["PolicyNames"]:
+                    for st in policy_document(iam.get_role_policy(
+                            RoleName=role, PolicyName=name)["PolicyDocument"])[
+                                "Statement"]:
+                        if "secretsmanager" in json.dumps(st):
+                            reads.append(st)
+                got = ({k: v for k, v in env.items() if k.endswith("_SECRET")},
+                       reads)
+                if p in readers:
+                    variable, parameter = readers[p]
+                    arn = self.secrets[parameter]
+                    self.assertEqual(got, ({variable: arn}, [
+                        {"Effect": "Allow",
+                         "Action": "secretsmanager:GetSecretValue",
+                         "Resource": arn}]))
+                else:
+                    self.assertEqual(got, ({}, []))
 
     def test_functions(self):
         self.check(function_problems(self.d, self.specs))
@@ -1339,7 +1417,30 @@ class DeployScriptTest(unittest.TestCase):
             "[--prefix PREFIX]\n"
             "                         [--build-dir DIR] [--table-name NAME]\n"
             "                         [--event-bus-name NAME] "
-            "[--alarm-topic ARN]\n"))
+            "[--alarm-topic ARN]\n"
+            "                         [--tns-secret ARN] [--ads-secret ARN]\n"))
+
+    def test_a_secret_given_by_name(self):
+        status, out, err = self.run_script(
+            "--bucket", Fixture.get().bucket, "--build-dir", BUILD_DIR,
+            "--tns-secret", "novacat/tns")
+        self.assertEqual((status, out), (2, ""))
+        self.assertEqual(err, (
+            "deploy: --tns-secret takes a Secrets Manager secret's ARN "
+            "(arn:aws:secretsmanager:<region>:<account>:secret:<name>), got "
+            "'novacat/tns'\n"))
+
+    def test_a_missing_secret(self):
+        arn = ("arn:aws:secretsmanager:us-east-1:123456789012:secret:"
+               f"novacat-none-{os.getpid()}/ads-AbCdEf")
+        status, out, err = self.run_script(
+            "--bucket", Fixture.get().bucket, "--build-dir", BUILD_DIR,
+            "--ads-secret", arn)
+        self.assertEqual((status, out), (2, ""))
+        self.assertEqual(err, (
+            f"deploy: --ads-secret: secret '{arn}' is not there or not yours "
+            "(make it: aws secretsmanager create-secret --name <name> "
+            "--secret-string <JSON>)\n"))
 
 
 class MissingZipTest(unittest.TestCase):
@@ -1431,6 +1532,15 @@ def mutate(template):
     # dead-letter queue.
     r["RefreshReferencesFunctionRole"]["Properties"]["Policies"][0][
         "PolicyDocument"]["Statement"].pop()
+    # secrets (none given to the mutant): refresh_references's variable set
+    # whether or not its secret is given; initialize_nova's policy without
+    # its condition, on every secret of the account.
+    r["RefreshReferencesFunction"]["Properties"]["Environment"]["Variables"][
+        "NOVACAT_ADS_SECRET"] = {"Ref": "AdsSecretArn"}
+    tns = r["InitializeNovaFunctionTnsSecretPolicy"]
+    del tns["Condition"]
+    tns["Properties"]["PolicyDocument"]["Statement"][0]["Resource"] = {
+        "Fn::Sub": "arn:aws:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:*"}
     # dead-letter alarms: a rule on the bus named by the wrong part of its
     # ARN (the bus's name), the bus given to the rule on the default bus,
     # another function.
@@ -1447,7 +1557,8 @@ def mutate(template):
         "functions": {("IngestNewNovaFunction", "runtime"),
                       ("RefreshReferencesFunction", "code"),
                       ("InitializeNovaFunction", "environment"),
-                      ("DiscoverSpectraProductsFunction", "timeout")},
+                      ("DiscoverSpectraProductsFunction", "timeout"),
+                      ("RefreshReferencesFunction", "environment")},
         "state machines": {("InitializeNovaStateMachine", "placeholder"),
                            ("InitializeNovaStateMachine", "definition"),
                            ("IngestNewNovaStateMachine", "definition")},
@@ -1465,7 +1576,8 @@ def mutate(template):
                 ("InitializeNovaStateMachineRole", "statements"),
                 ("RouteIngestNewNovaRefreshReferencesRole", "statements"),
                 ("DiscoverSpectraProductsScheduleRole", "statements"),
-                ("RefreshReferencesFunctionRole", "statements")},
+                ("RefreshReferencesFunctionRole", "statements"),
+                ("InitializeNovaFunctionRole", "statements")},
         "undelivered": {(UNDELIVERED, "attributes")},
         "dead-letter alarms": {
             ("RouteInitializeNovaIngestNewNovaDeadLetterAlarm", "dimensions"),
@@ -1473,6 +1585,41 @@ def mutate(template):
             ("RefreshReferencesFunctionDeadLetterAlarm", "dimensions")},
     }
     return t, want
+
+
+def make_secrets(d, name):
+    """{parameter: ARN}: a TNS and an ADS secret made in moto's Secrets
+    Manager, with the JSON the README shows, named after `name`."""
+    secrets = d.client("secretsmanager")
+    return {
+        "TnsSecretArn": secrets.create_secret(
+            Name=f"{name}/tns",
+            SecretString=json.dumps({"api_key": "k", "bot_id": "1",
+                                     "bot_name": "novacat"}))["ARN"],
+        "AdsSecretArn": secrets.create_secret(
+            Name=f"{name}/ads", SecretString=json.dumps({"token": "t"}))["ARN"]}
+
+
+class NoSecretsTest(unittest.TestCase):
+    """The stack deployed without the secrets' parameters: no function has
+    a secret's variable, no role may read a secret (the policies'
+    condition is false), and the rest is as with them."""
+
+    def test_no_secret_variable_and_no_secret_policy(self):
+        f = Fixture.get()
+        stack = f"novacat-nosecrets-{os.getpid()}"
+        d = Deployment(f.endpoint, stack, f.bucket, f.prefix,
+                       table=f"{stack}-table", bus=f"{stack}-bus")
+        d.assert_created(d.deploy())
+        lam = d.client("lambda")
+        for w in f.specs:
+            env = lam.get_function_configuration(
+                FunctionName=d.physical[pascal(w) + "Function"])[
+                    "Environment"]["Variables"]
+            self.assertEqual([k for k in env if k.endswith("_SECRET")], [], w)
+        self.assertEqual([k for k in d.physical if "Secret" in k], [])
+        self.assertEqual(function_problems(d, f.specs), [])
+        self.assertEqual(iam_problems(d, f.specs), [])
 
 
 class RedeployTest(unittest.TestCase):
@@ -1491,6 +1638,9 @@ class RedeployTest(unittest.TestCase):
             zips = {w: os.path.join(build, "lambda", f"{w}.zip") for w in f.specs}
             for w, path in zips.items():
                 shutil.copyfile(ZIPS[w], path)
+            # The secrets given (moto cannot update a stack holding a
+            # resource whose condition is false: see the module's notes).
+            d.overrides.update(make_secrets(d, stack))
             d.assert_created(d.deploy_script(build))
             want = {pascal(w) + "Function": zip_sha256(z) for w, z in zips.items()}
             self.assertEqual(d.code_sha256(), want)

@@ -36,7 +36,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lambda_package_test import ROOT, create_table, dynalite_endpoint, unpack  # noqa: E402
+from lambda_package_test import (ROOT, create_table, dynalite_endpoint,  # noqa: E402
+                                 start_replay, stop_replay, unpack)
 
 NOVACAT = None
 ZIPS = []
@@ -132,10 +133,14 @@ class EndToEndTest(unittest.TestCase):
             unpack(zip_path, folder)
             functions[workflow] = folder
         ready = os.path.join(tmp, "ready")
+        # The functions ask the archives' recorded answers through the same
+        # clients as the real services: a replay server's URLs.
+        cls.replay, archives = start_replay(NOVACAT)
         config = {"functions": functions, "region": REGION,
                   "access_key_id": "AKIDEXAMPLE", "secret_access_key": "secret",
                   "ready_file": ready,
-                  "environment": {"NOVACAT_TABLE_NAME": cls.table,
+                  "environment": {**archives,
+                                  "NOVACAT_TABLE_NAME": cls.table,
                                   "NOVACAT_EVENT_BUS_NAME": cls.bus,
                                   "AWS_ENDPOINT_URL_DYNAMODB": cls.dynalite,
                                   "AWS_ENDPOINT_URL_EVENTS": cls.moto,
@@ -178,6 +183,12 @@ class EndToEndTest(unittest.TestCase):
             cls.server.wait()
         cls.functions_log.close()
         cls.tmp.cleanup()
+        # Every question the functions asked had its recorded answer (an
+        # error here fails the run, as unittest reports tearDownClass's).
+        unmatched = stop_replay(cls.replay)
+        if unmatched:
+            raise AssertionError("requests without a recording:\n" +
+                                 "\n".join(unmatched))
 
     @classmethod
     def functions_log_tail(cls):
@@ -207,9 +218,6 @@ class EndToEndTest(unittest.TestCase):
         answer = cls.novacat("run", workflow, "--dynamodb", cls.table,
                              "--function", workflow, "--input", json.dumps(event))
         if answer.returncode != 0:
-            err = e.stderr
-            if isinstance(err, bytes):
-                err = err.decode("utf-8", "replace")
             raise AssertionError("novacat run %s --function: exit %d\n%s\n%s" % (
                 workflow, answer.returncode, answer.stdout, answer.stderr))
         (run,) = json.loads(answer.stdout)["runs"]
@@ -302,21 +310,31 @@ class EndToEndTest(unittest.TestCase):
         self.assertEqual(len(local), 10)
 
     def test_downloads_land_in_the_bucket(self):
-        # The VALID fixture datasets' files, put by the function on S3, with
-        # the bytes of the fixture files the mirrors name.
+        # The VALID datasets' files (the products the recorded ESO and MAST
+        # answers name, fixtures/archives/), put by the function on S3 under
+        # their SHA-256, with the bytes of the files the mirrors name.
         import hashlib
         keys = sorted(o["Key"] for o in
                       self.s3.list_objects_v2(Bucket=self.bucket).get("Contents", []))
         self.assertEqual([k.rsplit("/", 1)[0] for k in keys], [
-            "raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/4578f250-980c-595f-8853-fb9b6f646be2",
-            "raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/830096df-1ce3-56ed-b51d-030b8f268e0e"])
-        for key, fixture in zip(keys, ["valid_image_wcs.fits", "valid_table.fits"]):
+            "raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/326baf4c-1981-5d3e-a9c2-55908a6c93b6",
+            "raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/475cb1a5-dbc4-5b30-b5e2-fabfd76e9d50",
+            "raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/7f45e844-3d27-5d6c-a36b-e3f21dbd146f",
+            "raw/d4bbdda3-6824-4e82-b1ce-1b781190fbec/972ca194-26e0-5628-91be-4579aac67555"])
+        bodies = []
+        for key in keys:
             body = self.s3.get_object(Bucket=self.bucket, Key=key)["Body"].read()
-            with open(os.path.join(ROOT, "fixtures", "spectra", fixture), "rb") as f:
-                expected = f.read()
-            self.assertEqual(body, expected, key)
             self.assertEqual(key.rsplit("/", 1)[1],
-                             hashlib.sha256(expected).hexdigest() + ".fits")
+                             hashlib.sha256(body).hexdigest() + ".fits")
+            bodies.append(body)
+        expected = []
+        # fixtures/spectra/mirrors.json: ESO's two (by URL, by dp_id), MAST's
+        # SWP and LWR spectra.
+        for fixture in ["valid_image_wcs.fits", "valid_table.fits",
+                        "valid_table.fits", "iue_swp_mxlo.fits"]:
+            with open(os.path.join(ROOT, "fixtures", "spectra", fixture), "rb") as f:
+                expected.append(f.read())
+        self.assertEqual(sorted(bodies), sorted(expected))
 
     def attempts_remote(self):
         import boto3

@@ -10,13 +10,15 @@
       the failure comes back as Lambda's error document, and that a missing
       NOVACAT_TABLE_NAME is reported on the init endpoint.
 
-  lambda_package_test.py invoke ZIP
+  lambda_package_test.py invoke NOVACAT ZIP
       Runs initialize_nova's zip on @vercel/fun (tests/tools/fun_invoke.mjs)
       over DynamoDB on dynalite (NOVACAT_DYNALITE_STATE, the store's ctest
-      fixture), with the table made from the stack's NovaCatTable, and
-      invokes it with the payloads the generated ASL sends: a Task that
-      succeeds, and a TERMINAL, QUARANTINE and RETRYABLE failure, each a
-      FunctionError with the errorType Retry and Catch match.
+      fixture), with the table made from the stack's NovaCatTable, its
+      archive clients pointed at `NOVACAT sources replay` (the recorded
+      answers), and invokes it with the payloads the generated ASL sends: a
+      Task that succeeds, and a TERMINAL, QUARANTINE and RETRYABLE failure
+      (SIMBAD's answers to two names), each a FunctionError with the
+      errorType Retry and Catch match.
 """
 
 import http.server
@@ -36,6 +38,7 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 ZIPS = []
+NOVACAT = None
 MODE = None
 
 
@@ -267,6 +270,37 @@ def create_table(endpoint, name):
     client.get_waiter("table_exists").wait(TableName=name)
 
 
+def start_replay(novacat):
+    """`novacat sources replay` over fixtures/archives on a free port.
+
+    Returns the process and the environment that points a function's
+    archive clients at it: every NOVACAT_*_URL, NOVACAT_SOURCES=recorded
+    (placeholder secrets, no pace) and the spectra mirrors.
+    """
+    process = subprocess.Popen(
+        [novacat, "sources", "replay", "--fixtures", os.path.join(ROOT, "fixtures")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    environment = {"NOVACAT_SOURCES": "recorded",
+                   "NOVACAT_MIRRORS": os.path.join(ROOT, "fixtures", "spectra",
+                                                   "mirrors.json")}
+    for _ in range(6):
+        line = process.stdout.readline().strip()
+        name, equals, url = line.partition("=")
+        if not equals or not name.startswith("NOVACAT_"):
+            process.kill()
+            raise RuntimeError("novacat sources replay did not start: %r %s"
+                               % (line, process.stderr.read()))
+        environment[name] = url
+    return process, environment
+
+
+def stop_replay(process):
+    """Stops the replay server; the requests it had no recording for."""
+    process.terminate()
+    _, errors = process.communicate(timeout=30)
+    return [l for l in errors.splitlines() if "no recording for" in l]
+
+
 def payload(state_name, state, retry_count=0):
     return {"workflow": "initialize_nova", "state_name": state_name,
             "execution_arn": "arn:aws:states:us-east-1:000000000000:execution:InitializeNova:e1",
@@ -283,14 +317,16 @@ class FunTest(unittest.TestCase):
         job_run = "1a2b3c4d-1111-4222-8333-444455556666"
         resolved = {"candidate_name": "x", "correlation_id": correlation,
                     "job_run_id": job_run}
+        replay, archives = start_replay(NOVACAT)
+        self.addCleanup(lambda: replay.poll() is None and replay.kill())
         with tempfile.TemporaryDirectory() as tmp:
             folder = os.path.realpath(tmp)
             unpack(zip_path, folder)
             request = {
                 "directory": folder, "handler": "initialize_nova",
-                "environment": {"NOVACAT_TABLE_NAME": table,
-                                "AWS_ENDPOINT_URL_DYNAMODB": endpoint,
-                                "AWS_ENDPOINT_URL_EVENTS": "http://127.0.0.1:9"},
+                "environment": dict(archives, NOVACAT_TABLE_NAME=table,
+                                    AWS_ENDPOINT_URL_DYNAMODB=endpoint,
+                                    AWS_ENDPOINT_URL_EVENTS="http://127.0.0.1:9"),
                 "region": "us-east-1", "access_key_id": "AKIDEXAMPLE",
                 "secret_access_key": "secret",
                 "payloads": [
@@ -317,6 +353,8 @@ class FunTest(unittest.TestCase):
             self.assertGreater(len(lines), 0)
             for line in lines:
                 self.assertIsInstance(json.loads(line), dict)
+        # Every question the function asked had its recorded answer.
+        self.assertEqual(stop_replay(replay), [])
         begun, invalid, quarantined, throttled, unknown = results
         # Success: the state document comes back with the run's ids added.
         self.assertIsNone(begun["function_error"])
@@ -330,7 +368,8 @@ class FunTest(unittest.TestCase):
         self.assertEqual(invalid["function_error"], "Handled")
         self.assertEqual(invalid["payload"]["errorType"], "TerminalError")
         self.assertEqual(quarantined["function_error"], "Handled")
-        self.assertEqual(quarantined["payload"]["errorType"], "QuarantineError")
+        self.assertEqual(quarantined["payload"]["errorType"], "QuarantineError",
+                         quarantined["payload"])
         self.assertTrue(quarantined["payload"]["errorMessage"].startswith(
             "ambiguous_resolver_result: "), quarantined["payload"])
         self.assertEqual(throttled["function_error"], "Handled")
@@ -346,6 +385,9 @@ if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in ("self-contained", "invoke"):
         raise SystemExit(__doc__)
     MODE = sys.argv[1]
+    if MODE == "invoke":
+        NOVACAT = os.path.realpath(sys.argv[2])
+        del sys.argv[2]
     ZIPS = [os.path.realpath(z) for z in sys.argv[2:]]
     suite = SelfContainedTest if MODE == "self-contained" else FunTest
     result = unittest.TextTestRunner(verbosity=2).run(

@@ -1,12 +1,15 @@
 // novacat: Nova Cat's workflows on this machine.
 //
 //   novacat run WORKFLOW --input JSON|@FILE [--db PATH | --dynamodb TABLE]
-//               [--fixtures DIR] [--follow] [--verbose] [--function NAME]
-//               [--for-each-nova]
+//               [--fixtures DIR] [--sources recorded|live] [--follow]
+//               [--verbose] [--function NAME] [--for-each-nova]
 //
 // runs a registered workflow (workflows/app/registry.cc): its generated ASL
 // on the local executor with the real step logic, the SQLite store (created
-// on first use) and the fixture clients. Prints one JSON document on stdout,
+// on first use) and the archives' clients, which ask the recorded answers
+// (fixtures/archives/, served on 127.0.0.1 for the run) or, with --sources
+// live (or NOVACAT_SOURCES=live), the real services. Prints one JSON document
+// on stdout,
 // {"runs": [{workflow, status, outcome, job_run, events, [history]}...]};
 // structured log lines go to stderr. Exit 0 when every run's execution
 // succeeded (quarantined runs included), 1 when one failed, 2 when nothing
@@ -61,6 +64,15 @@
 // command then runs it with the event's fields, as the stack's rule would,
 // and prints what `novacat run` prints (exit codes too).
 //
+//   novacat sources check [--sources live|recorded] [--format table|json]
+//               [--timeout-ms N]
+//   novacat sources replay [--port N] [--fixtures DIR]
+//
+// check asks each archive one known question and prints per service whether
+// it answered, its latency and what it found (exit 1 when one failed).
+// replay serves the recorded answers until SIGINT/SIGTERM, after printing
+// NOVACAT_<SERVICE>_URL=<base URL> for each service.
+//
 //   novacat simulate DEFINITION.asl.json --script SCRIPT.json [--input
 //   JSON|@FILE]
 //
@@ -69,12 +81,14 @@
 // "waits", "history"}. Exit 0 when the execution ran (whatever its status),
 // 2 when the definition, the script or the input is invalid.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "datasets.h"
@@ -98,6 +112,7 @@
 #include "remote_tasks.h"
 #include "runner.h"
 #include "seed.h"
+#include "sources_check.h"
 
 namespace {
 
@@ -231,9 +246,10 @@ struct StoreChoice {
 struct World {
   World(std::unique_ptr<novacat::store::Table> store,
         const std::filesystem::path& fixtures,
-        std::unique_ptr<novacat::transfer::ObjectStore> objects)
+        std::unique_ptr<novacat::transfer::ObjectStore> objects,
+        novacat::sources::SourcesMode sources)
       : table(std::move(store)),
-        fixture(*table, fixtures, random, std::move(objects)) {}
+        fixture(*table, fixtures, random, std::move(objects), sources) {}
   std::unique_ptr<novacat::store::Table> table;
   novacat::runtime::SystemRandom random;
   novacat::workflows::FixtureWorld fixture;
@@ -266,7 +282,9 @@ std::filesystem::path FindFixtures(const char* argv0) {
 
 std::unique_ptr<World> OpenWorld(const StoreChoice& store,
                                  const std::string& fixtures,
-                                 const char* command) {
+                                 const char* command,
+                                 novacat::sources::SourcesMode sources =
+                                     novacat::sources::SourcesMode::kRecorded) {
   if (fixtures.empty()) {
     std::fprintf(stderr,
                  "novacat %s: no fixtures folder found (looked for "
@@ -299,7 +317,8 @@ std::unique_ptr<World> OpenWorld(const StoreChoice& store,
       store.dynamodb.empty() ? store.db + ".objects" : "novacat.objects";
   return std::make_unique<World>(
       std::move(table), fixtures,
-      novacat::workflows::SourcesWorld::ObjectStoreFromEnvironment(objects));
+      novacat::workflows::SourcesWorld::ObjectStoreFromEnvironment(objects),
+      sources);
 }
 
 std::string KnownWorkflows() {
@@ -311,7 +330,8 @@ std::string KnownWorkflows() {
 
 int Run(const std::string& workflow, const std::string& input_text,
         const StoreChoice& store, const std::string& fixtures, bool follow,
-        bool verbose, const std::string& function, bool for_each_nova) {
+        bool verbose, const std::string& function, bool for_each_nova,
+        novacat::sources::SourcesMode sources) {
   const novacat::workflows::WorkflowInfo* info =
       novacat::workflows::FindWorkflow(workflow);
   if (!info) {
@@ -327,7 +347,7 @@ int Run(const std::string& workflow, const std::string& input_text,
                  "rules start the next workflows)\n");
     return kExitInvalid;
   }
-  std::unique_ptr<World> world = OpenWorld(store, fixtures, "run");
+  std::unique_ptr<World> world = OpenWorld(store, fixtures, "run", sources);
   if (!world) return kExitInvalid;
   novacat::runtime::StreamSink log(stderr);
   novacat::workflows::LocalRunner runner(
@@ -449,7 +469,8 @@ int Run(const std::string& workflow, const std::string& input_text,
 
 int AddPhotometry(const std::string& nova_id, const std::string& provider,
                   const std::string& file, const StoreChoice& store,
-                  const std::string& fixtures) {
+                  const std::string& fixtures,
+                  novacat::sources::SourcesMode sources) {
   if (!std::filesystem::is_regular_file(file)) {
     std::fprintf(stderr, "novacat photometry add: %s is not a file\n",
                  file.c_str());
@@ -477,7 +498,7 @@ int AddPhotometry(const std::string& nova_id, const std::string& provider,
   // What the bucket's Object Created event starts in AWS.
   return Run("ingest_photometry_dataset", registered.input.dump(), store,
              fixtures, /*follow=*/false, /*verbose=*/false, /*function=*/"",
-             /*for_each_nova=*/false);
+             /*for_each_nova=*/false, sources);
 }
 
 int Seed(const StoreChoice& store, const std::string& fixtures) {
@@ -597,6 +618,77 @@ int Jobs(const novacat::workflows::JobsQuery& query, const StoreChoice& store,
   return 0;
 }
 
+// --sources, else NOVACAT_SOURCES, else `fallback`. Null after saying why
+// for a value that is neither recorded nor live.
+std::optional<novacat::sources::SourcesMode> ChosenSources(
+    const std::string& option, novacat::sources::SourcesMode fallback,
+    const char* command) {
+  std::string text = option;
+  const char* from = "--sources";
+  if (text.empty()) {
+    const char* env = std::getenv(novacat::sources::kSourcesModeVariable);
+    if (!env || !*env) return fallback;
+    text = env;
+    from = novacat::sources::kSourcesModeVariable;
+  }
+  std::optional<novacat::sources::SourcesMode> mode =
+      novacat::sources::ParseSourcesMode(text);
+  if (!mode)
+    std::fprintf(stderr,
+                 "novacat %s: %s is \"%s\"; it must be recorded or live\n",
+                 command, from, text.c_str());
+  return mode;
+}
+
+// `novacat sources check`: exit 0 when every service asked answered, 1
+// when one failed.
+int CheckSources(novacat::sources::SourcesMode mode,
+                 const std::string& fixtures, const std::string& format,
+                 int64_t timeout_ms) {
+  novacat::workflows::ArchiveAnswers answers(fixtures, mode);
+  std::vector<novacat::workflows::SourceCheck> checks =
+      novacat::workflows::CheckSources(answers.config, timeout_ms);
+  bool failed = false;
+  json out = json::array();
+  for (const auto& c : checks) {
+    failed = failed || c.status == "failed";
+    out.push_back(c.ToJson());
+  }
+  if (format == "json")
+    std::fputs(
+        (Dump(json{{"sources", std::string(ToString(mode))}, {"checks", out}}) +
+         "\n")
+            .c_str(),
+        stdout);
+  else
+    std::fputs(novacat::workflows::FormatSourceChecks(checks).c_str(), stdout);
+  return failed ? kExitFailed : 0;
+}
+
+// `novacat sources replay`: the recorded answers on 127.0.0.1 until SIGINT
+// or SIGTERM; first one line per service, NOVACAT_<SERVICE>_URL=<its base
+// URL>, what a shell, a test or a Lambda function's environment takes.
+int Replay(const std::string& fixtures, int port) {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  // Blocked before the server's threads start, so they inherit the mask and
+  // the signal reaches sigwait below.
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  novacat::sources::ReplayServer server(
+      std::filesystem::path(fixtures) / "archives", port);
+  for (const auto& v : novacat::sources::ServiceVariables())
+    std::printf("%s=%s\n", std::string(v.variable).c_str(),
+                server.BaseUrl(v.service).c_str());
+  std::fflush(stdout);
+  int signal = 0;
+  sigwait(&stop, &signal);
+  for (const std::string& request : server.unmatched())
+    std::fprintf(stderr, "novacat sources replay: %s\n", request.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -645,9 +737,17 @@ int main(int argc, char** argv) {
   run->add_option("--db", db, "SQLite database (created on first use)")
       ->capture_default_str();
   run->add_option("--fixtures", fixtures,
-                  "Fixture folder of the resolver, providers and references "
-                  "(default: $NOVACAT_FIXTURES, else the fixtures/ of the "
-                  "checkout the working folder or the binary is in)");
+                  "Fixture folder: the archives' recorded answers "
+                  "(archives/), the novae and spectra (default: "
+                  "$NOVACAT_FIXTURES, else the fixtures/ of the checkout the "
+                  "working folder or the binary is in)");
+  std::string sources_option;
+  run->add_option("--sources", sources_option,
+                  "recorded (the archives' recorded answers, served on "
+                  "127.0.0.1: the default) or live (SIMBAD, VSX, TNS, ESO, "
+                  "MAST and ADS themselves; NOVACAT_*_URL replace their "
+                  "addresses); default $NOVACAT_SOURCES, else recorded")
+      ->check(CLI::IsMember({"recorded", "live"}));
   StoreChoice store;
   std::string function;
   run->add_option("--dynamodb", store.dynamodb,
@@ -702,6 +802,56 @@ int main(int argc, char** argv) {
                              "Fixture folder (default: as for run)");
   photometry_add->add_option("--dynamodb", store.dynamodb,
                              "Use this DynamoDB table instead of --db");
+  photometry_add
+      ->add_option("--sources", sources_option,
+                   "recorded or live (default: as for run)")
+      ->check(CLI::IsMember({"recorded", "live"}));
+
+  CLI::App* sources = app.add_subcommand(
+      "sources",
+      "The public archives the workflows ask (SIMBAD, VSX, TNS, "
+      "ESO, MAST, ADS)");
+  sources->require_subcommand(1);
+  CLI::App* sources_check = sources->add_subcommand(
+      "check",
+      "Ask each archive one known question (V1500 Cyg) and print, per "
+      "service, whether it answered, its latency and what it found: what an "
+      "operator runs after a deploy or when a provider starts failing. TNS "
+      "and ADS are asked when their secrets are configured "
+      "(NOVACAT_TNS_API_KEY / NOVACAT_TNS_SECRET, NOVACAT_ADS_TOKEN / "
+      "NOVACAT_ADS_SECRET). Exit 0 when every service asked answered, 1 when "
+      "one failed.");
+  std::string check_sources = "live", check_format = "table";
+  int64_t check_timeout_ms = 30000;
+  sources_check
+      ->add_option("--sources", check_sources,
+                   "live (the real services; NOVACAT_*_URL replace their "
+                   "addresses) or recorded (the recorded answers)")
+      ->check(CLI::IsMember({"recorded", "live"}))
+      ->capture_default_str();
+  sources_check->add_option("--format", check_format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  sources_check
+      ->add_option("--timeout-ms", check_timeout_ms,
+                   "The most each question may take")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sources_check->add_option("--fixtures", fixtures,
+                            "Fixture folder, for --sources recorded "
+                            "(default: as for run)");
+  CLI::App* sources_replay = sources->add_subcommand(
+      "replay",
+      "Serve the archives' recorded answers (<fixtures>/archives) on "
+      "127.0.0.1 until interrupted. Prints NOVACAT_<SERVICE>_URL=<base URL> "
+      "for each service first: the environment that points the clients "
+      "(novacat run --sources live, a Lambda function) at it.");
+  int replay_port = 0;
+  sources_replay
+      ->add_option("--port", replay_port, "The port (default: a free one)")
+      ->check(CLI::Range(0, 65535));
+  sources_replay->add_option("--fixtures", fixtures,
+                             "Fixture folder (default: as for run)");
 
   CLI::App* jobs = app.add_subcommand(
       "jobs",
@@ -768,13 +918,22 @@ int main(int argc, char** argv) {
   try {
     store.db = db;
     if (fixtures.empty()) fixtures = FindFixtures(argv[0]).string();
-    if (run->parsed())
-      return Run(workflow, run_input, store, fixtures, follow, verbose,
-                 function, for_each_nova);
-    if (seed->parsed()) return Seed(store, fixtures);
-    if (photometry_add->parsed())
+    if (run->parsed() || photometry_add->parsed()) {
+      std::optional<novacat::sources::SourcesMode> mode = ChosenSources(
+          sources_option, novacat::sources::SourcesMode::kRecorded,
+          run->parsed() ? "run" : "photometry add");
+      if (!mode) return kExitInvalid;
+      if (run->parsed())
+        return Run(workflow, run_input, store, fixtures, follow, verbose,
+                   function, for_each_nova, *mode);
       return AddPhotometry(photometry_nova, photometry_provider,
-                           photometry_file, store, fixtures);
+                           photometry_file, store, fixtures, *mode);
+    }
+    if (sources_check->parsed())
+      return CheckSources(*novacat::sources::ParseSourcesMode(check_sources),
+                          fixtures, check_format, check_timeout_ms);
+    if (sources_replay->parsed()) return Replay(fixtures, replay_port);
+    if (seed->parsed()) return Seed(store, fixtures);
     if (jobs->parsed()) return Jobs(jobs_query, store, jobs_format);
     if (datasets_list->parsed())
       return ListDatasets(datasets_nova, store, datasets_format);
@@ -788,6 +947,8 @@ int main(int argc, char** argv) {
                  : photometry_add->parsed()   ? "photometry add"
                  : datasets_list->parsed()    ? "datasets list"
                  : datasets_requeue->parsed() ? "datasets requeue"
+                 : sources_check->parsed()    ? "sources check"
+                 : sources_replay->parsed()   ? "sources replay"
                                               : "jobs",
                  e.what());
     return kExitInvalid;

@@ -43,20 +43,23 @@ constexpr const char* kLaterExecution =
 // timestamps truncated to the second and converted to UTC, MJD converted.
 const std::string kEsoUrlIdentity =
     "provider=ESO|product_timestamp=2016-05-31T08:12:33Z|url=https://"
-    "dataportal.eso.org/dataportal_new/file/ADP.2016-06-02T10:01:19.436";
+    "dataportal.eso.org/dataPortal/file/ADP.2016-06-02T10:01:19.436";
 const std::string kEsoSizeIdentity =
-    "provider=ESO|product_timestamp=2016-05-31T06:45:10Z|size=2359300";
+    "provider=ESO|product_timestamp=2016-05-31T06:45:10Z|size=2305000";
 const std::string kMastUrlIdentity =
     "provider=MAST|product_timestamp=1978-05-03T13:03:31Z|url=https://"
-    "archive.stsci.edu/pub/iue/data/swp/01000/swp01744.mxlo.gz";
+    "mast.stsci.edu/api/v0.1/Download/file?uri=mast:IUE/url/pub/iue/data/swp/"
+    "01000/swp01744.mxlo.gz";
 const std::string kMastKeyIdentity =
     "provider=MAST|product_timestamp=1978-05-03T14:24:00Z|provider_key="
     "lwr01642";
 // Their dataset_ids: UUID v5 in the dataset namespace, as Python's
 // uuid.uuid5 computes them (independent of this code).
-constexpr const char* kEsoUrlId = "4578f250-980c-595f-8853-fb9b6f646be2";
-constexpr const char* kEsoSizeId = "830096df-1ce3-56ed-b51d-030b8f268e0e";
-constexpr const char* kMastUrlId = "8b1bef8f-c705-5c31-b9b7-7da92d50172e";
+constexpr const char* kEsoUrlId = "475cb1a5-dbc4-5b30-b5e2-fabfd76e9d50";
+constexpr const char* kEsoSizeId = "326baf4c-1981-5d3e-a9c2-55908a6c93b6";
+constexpr const char* kMastUrlId = "972ca194-26e0-5628-91be-4579aac67555";
+// GK PER's ESO product (by url).
+constexpr const char* kEsoGkPerId = "8e56017e-4bfc-5c66-85bc-a9651d8fe6d3";
 constexpr const char* kMastKeyId = "4c57e29f-5629-5537-8ca0-f5ef62b5c2c0";
 
 using runtime::testing::Throws;
@@ -65,9 +68,11 @@ using runtime::testing::Throws;
 class ScriptedProvider : public domain::ProviderClient {
  public:
   std::vector<json> Query(const domain::ProviderQuery&) override {
+    if (error) throw *error;
     return records;
   }
   std::vector<json> records;
+  std::optional<domain::ClientError> error;
 };
 
 class DiscoverSpectraProductsStepsTest : public ::testing::Test {
@@ -162,9 +167,9 @@ TEST_F(DiscoverSpectraProductsStepsTest, QueryReturnsTheRawRecordsUnchanged) {
       steps_.QueryProviderForProducts(Item("ESO", kV1500Cyg), context_);
   ASSERT_TRUE(out.products);
   ASSERT_EQ(out.products->size(), 2u);
-  EXPECT_EQ((*out.products)[0]["prog_id"], "097.D-0123(A)");
+  EXPECT_EQ((*out.products)[0]["TARGETNAME"], "V1500 Cyg");
   EXPECT_EQ((*out.products)[1]["access_url"], nullptr);
-  EXPECT_EQ((*out.products)[1]["date_obs"], "2016-05-31T08:45:10+02:00");
+  EXPECT_EQ((*out.products)[1]["t_min"], 57539.28136574);
 }
 
 TEST_F(DiscoverSpectraProductsStepsTest,
@@ -186,18 +191,24 @@ TEST_F(DiscoverSpectraProductsStepsTest,
 }
 
 TEST_F(DiscoverSpectraProductsStepsTest, MalformedResponseQuarantinesProvider) {
+  ScriptedProvider scripted;
+  scripted.error =
+      domain::ClientError(domain::ClientFailure::kMalformedResponse,
+                          "ESO SSAP: query failed: Query execution failed");
+  workflows::Environment env{repository_, resolver_, scripted, references_,
+                             random_};
+  Steps steps(env);
   EXPECT_TRUE(Throws<runtime::QuarantineError>(
-      [&] { steps_.QueryProviderForProducts(Item("AAVSO", kGkPer), context_); },
-      "malformed_provider_records: malformed AAVSO response for nova "
-      "86cb14e8-2bf7-4bec-9837-df4287f58a01: records must be an array, got "
-      "object"));
+      [&] { steps.QueryProviderForProducts(Item("ESO", kGkPer), context_); },
+      "malformed_provider_records: ESO SSAP: query failed: Query execution "
+      "failed"));
 }
 
 TEST_F(DiscoverSpectraProductsStepsTest, NonObjectRecordQuarantinesProvider) {
   // Left in products, a string would fail the next Task's parse with a
   // TerminalError the Map does not catch.
   ScriptedProvider scripted;
-  scripted.records = {json{{"date_obs", "2016-05-31T08:12:33Z"}},
+  scripted.records = {json{{"t_min", 57539.34205389}},
                       json("ADP.2016-06-02T10:01:19.436")};
   workflows::Environment env{repository_, resolver_, scripted, references_,
                              random_};
@@ -215,7 +226,7 @@ TEST_F(DiscoverSpectraProductsStepsTest, UnknownProviderIsTerminal) {
         steps_.QueryProviderForProducts(Item("SDSS", kV1500Cyg), context_);
       },
       "invalid provider list: \"SDSS\" is not a known provider (known: ESO, "
-      "MAST, AAVSO)"));
+      "MAST)"));
 }
 
 TEST_F(DiscoverSpectraProductsStepsTest, UnknownNovaIsTerminalBeforeAnyQuery) {
@@ -234,33 +245,34 @@ TEST_F(DiscoverSpectraProductsStepsTest,
        NormalizesEsoRecordsIntoTheInternalShape) {
   DiscoverAcrossProvidersItem item = Normalized("ESO", kV1500Cyg);
   ASSERT_TRUE(item.normalized_products);
-  EXPECT_EQ(
-      *item.normalized_products,
-      (std::vector<json>{json{{"provider", "ESO"},
-                              {"product_timestamp", "2016-05-31T08:12:33Z"},
-                              {"url",
-                               "https://dataportal.eso.org/dataportal_new/file/"
-                               "ADP.2016-06-02T10:01:19.436"},
-                              {"size_bytes", 2359296},
-                              {"provider_key", "ADP.2016-06-02T10:01:19.436"},
-                              {"instrument", "UVES"},
-                              {"sha256",
-                               "4b7fe8265f3955c980b0e48b5af9b7a72bf5566c97072083a"
-                               "5762f064a619fd3"}},
-                         json{{"provider", "ESO"},
-                              {"product_timestamp", "2016-05-31T06:45:10Z"},
-                              {"size_bytes", 2359300},
-                              {"provider_key", "ADP.2016-06-02T10:01:19.512"},
-                              {"instrument", "UVES"}}}));
+  EXPECT_EQ(*item.normalized_products,
+            (std::vector<json>{
+                json{{"provider", "ESO"},
+                     {"product_timestamp", "2016-05-31T08:12:33Z"},
+                     {"url",
+                      "https://dataportal.eso.org/dataPortal/file/"
+                      "ADP.2016-06-02T10:01:19.436"},
+                     {"size_bytes", 2304000},
+                     {"provider_key", "ADP.2016-06-02T10:01:19.436"},
+                     {"instrument", "UVES"},
+                     {"sha256",
+                      "4b7fe8265f3955c980b0e48b5af9b7a72bf5566c97072083a"
+                      "5762f064a619fd3"}},
+                json{{"provider", "ESO"},
+                     {"product_timestamp", "2016-05-31T06:45:10Z"},
+                     {"size_bytes", 2305000},
+                     {"provider_key", "ADP.2016-06-02T10:01:19.512"},
+                     {"instrument", "UVES"}}}));
 }
 
 TEST_F(DiscoverSpectraProductsStepsTest, MalformedRecordQuarantinesProvider) {
-  DiscoverAcrossProvidersItem item = Item("AAVSO", kV1500Cyg);
+  DiscoverAcrossProvidersItem item = Item("MAST", kV1500Cyg);
   item.products = steps_.QueryProviderForProducts(item, context_).products;
+  (*item.products)[1]["t_min"] = "yesterday";
   EXPECT_TRUE(Throws<runtime::QuarantineError>(
       [&] { steps_.NormalizeProviderProducts(item, context_); },
-      "malformed_provider_records: malformed AAVSO record products[1]: "
-      "obs_date must be an ISO 8601 date-time string, got \"yesterday\""));
+      "malformed_provider_records: malformed MAST record products[1]: "
+      "t_min must be an MJD number in (0, 100000), got \"yesterday\""));
 }
 
 TEST_F(DiscoverSpectraProductsStepsTest,
@@ -271,8 +283,8 @@ TEST_F(DiscoverSpectraProductsStepsTest,
   EXPECT_TRUE(Throws<runtime::QuarantineError>(
       [&] { steps_.NormalizeProviderProducts(item, context_); },
       "unknown_schema_variant: unknown schema variant in ESO record "
-      "products[0]: none of date_obs, access_url, filesize, dp_id, instrument "
-      "is present (members: link, obsdate)"));
+      "products[0]: none of t_min, access_url, access_estsize, dp_id, "
+      "COLLECTION is present (members: link, obsdate)"));
 }
 
 // --- DeduplicateAndAssignDatasetIds -----------------------------------------
@@ -334,7 +346,7 @@ TEST_F(DiscoverSpectraProductsStepsTest,
   EXPECT_EQ(first.existing_dataset_ids, std::vector<std::string>{});
   EXPECT_EQ(first.dataset_identity,
             "provider=ESO|products=2|sha256="
-            "469dc850b3d4e522fda6fd316c5c9b574d4d36976f8c26ccfce6b864fd4b9272");
+            "9417df3555840d612cecd85e0c8cf684aa62c7df5170a4ea0c08160e21c63cd3");
   EXPECT_EQ(domain::DatasetId(kEsoUrlIdentity), kEsoUrlId);
   EXPECT_EQ(domain::DatasetId(kEsoSizeIdentity), kEsoSizeId);
 
@@ -344,7 +356,7 @@ TEST_F(DiscoverSpectraProductsStepsTest,
   EXPECT_EQ(stored->provider_identity, kEsoSizeIdentity);
   EXPECT_EQ(stored->locators,
             (json{{"product_timestamp", "2016-05-31T06:45:10Z"},
-                  {"size_bytes", 2359300},
+                  {"size_bytes", 2305000},
                   {"provider_key", "ADP.2016-06-02T10:01:19.512"}}));
   EXPECT_EQ(stored->hints, (json{{"instrument", "UVES"}}));
   EXPECT_EQ(stored->created_at, "2026-11-25T13:45:00Z");
@@ -363,7 +375,7 @@ TEST_F(DiscoverSpectraProductsStepsTest,
   EXPECT_EQ(second.dataset_identity, first.dataset_identity);
   EXPECT_EQ(table_.Scan(), before);  // same metadata: not even an update
   EXPECT_EQ(StoredIds(kV1500Cyg, "ESO"),
-            (std::vector<std::string>{kEsoUrlId, kEsoSizeId}));
+            (std::vector<std::string>{kEsoSizeId, kEsoUrlId}));
 }
 
 TEST_F(DiscoverSpectraProductsStepsTest,
@@ -420,9 +432,9 @@ TEST_F(DiscoverSpectraProductsStepsTest, NewDatasetsAreDownloadEligible) {
   }
   // By dataset_id (GSI1SK ELIG#DOWNLOAD#<dataset_id>).
   EXPECT_EQ(eligible,
-            (std::vector<std::string>{std::string("ESO ") + kEsoUrlId,
+            (std::vector<std::string>{std::string("ESO ") + kEsoSizeId,
+                                      std::string("ESO ") + kEsoUrlId,
                                       std::string("MAST ") + kMastKeyId,
-                                      std::string("ESO ") + kEsoSizeId,
                                       std::string("MAST ") + kMastUrlId}));
   EXPECT_TRUE(repository_.QueryEligibleDatasets(kGkPer).empty());
 }
@@ -439,7 +451,7 @@ TEST_F(DiscoverSpectraProductsStepsTest,
   EXPECT_EQ(domain::DatasetId(kMastKeyIdentity), kMastKeyId);
   EXPECT_EQ(out.dataset_identity,
             "provider=MAST|products=2|sha256="
-            "54f42a262d5b208b406743fb14ef0731a4efe7cd745a80e864537984efa380d4");
+            "b9b4faf4f70db5a54d11601ffd43bf2d08399c79eae97afbf6b6f445690d6231");
   EXPECT_EQ(StoredIds(kV1500Cyg, "MAST"),
             (std::vector<std::string>{kMastKeyId, kMastUrlId}));
 }
@@ -525,7 +537,7 @@ TEST_F(DiscoverSpectraProductsStepsTest,
                                               context_);
       },
       "DeduplicateAndAssignDatasetIds: dataset "
-      "4578f250-980c-595f-8853-fb9b6f646be2 is stored with identity "
+      "475cb1a5-dbc4-5b30-b5e2-fabfd76e9d50 is stored with identity "
       "\"provider=ESO|something else\", not \"" +
           kEsoUrlIdentity + "\""));
 }
@@ -544,11 +556,11 @@ TEST_F(DiscoverSpectraProductsStepsTest, ProductOfAnotherProviderIsTerminal) {
 
 TEST_F(DiscoverSpectraProductsStepsTest,
        ItemIdentityOfNoProductsNamesTheProvider) {
-  DiscoverAcrossProvidersItem item = Item("AAVSO", kV1500Cyg);
+  DiscoverAcrossProvidersItem item = Item("MAST", kGkPer);
   item.normalized_products = std::vector<json>{};
   DeduplicateAndAssignDatasetIdsOutput out =
       steps_.DeduplicateAndAssignDatasetIds(item, context_);
-  EXPECT_EQ(out.dataset_identity, "provider=AAVSO|products=0");
+  EXPECT_EQ(out.dataset_identity, "provider=MAST|products=0");
   EXPECT_EQ(out.new_dataset_ids, std::vector<std::string>{});
   EXPECT_EQ(out.existing_dataset_ids, std::vector<std::string>{});
   // Order-independent for several products.
@@ -561,36 +573,35 @@ TEST_F(DiscoverSpectraProductsStepsTest,
 TEST_F(DiscoverSpectraProductsStepsTest,
        SummaryCountsWithOneQuarantinedProvider) {
   DiscoverSpectraProductsState state;
-  state.nova_id = kV1500Cyg;
+  state.nova_id = kGkPer;
   // The default provider list, as when the input names none.
   state.providers = domain::ResolveProviders(std::nullopt);
+  // The fixture ESO throttles GK PER's first two queries.
+  for (int call = 1; call <= 2; ++call) {
+    EXPECT_THROW(steps_.QueryProviderForProducts(Item("ESO", kGkPer), context_),
+                 runtime::RetryableError);
+  }
   std::vector<json> results;
   for (const std::string& provider : *state.providers) {
-    results.push_back(RunItem(provider, kV1500Cyg));
+    results.push_back(RunItem(provider, kGkPer));
   }
-  EXPECT_EQ(results[2]["quarantine_reason"],
-            "malformed_provider_records: malformed AAVSO record products[1]: "
-            "obs_date must be an ISO 8601 date-time string, got "
-            "\"yesterday\"");
+  EXPECT_EQ(results[1]["quarantine_reason"],
+            "ambiguous_product_identity: ambiguous product identity: "
+            "normalized_products[1] (MAST at 1979-05-08T12:00:00Z) has none "
+            "of url, size, provider_key");
   state.provider_results = results;
 
   SummarizeDiscoveryOutput out = steps_.SummarizeDiscovery(state, context_);
-  EXPECT_EQ(out.dataset_ids,
-            (std::vector<std::string>{kEsoUrlId, kEsoSizeId, kMastUrlId,
-                                      kMastKeyId}));
-  EXPECT_EQ(out.dataset_count_new, 4);
+  EXPECT_EQ(out.dataset_ids, (std::vector<std::string>{kEsoGkPerId}));
+  EXPECT_EQ(out.dataset_count_new, 1);
   EXPECT_EQ(out.dataset_count_existing, 0);
   EXPECT_EQ(out.quarantined_count, 1);
   EXPECT_EQ(out.provider_summaries,
             (std::vector<json>{{{"provider", "ESO"},
-                                {"dataset_count_new", 2},
+                                {"dataset_count_new", 1},
                                 {"dataset_count_existing", 0},
                                 {"quarantined", false}},
                                {{"provider", "MAST"},
-                                {"dataset_count_new", 2},
-                                {"dataset_count_existing", 0},
-                                {"quarantined", false}},
-                               {{"provider", "AAVSO"},
                                 {"dataset_count_new", 0},
                                 {"dataset_count_existing", 0},
                                 {"quarantined", true}}}));
@@ -608,15 +619,13 @@ TEST_F(DiscoverSpectraProductsStepsTest,
   context_.execution_arn = kLaterExecution;
   results.clear();
   for (const std::string& provider : *state.providers) {
-    results.push_back(RunItem(provider, kV1500Cyg));
+    results.push_back(RunItem(provider, kGkPer));
   }
   state.provider_results = results;
   out = steps_.SummarizeDiscovery(state, context_);
-  EXPECT_EQ(out.dataset_ids,
-            (std::vector<std::string>{kEsoUrlId, kEsoSizeId, kMastUrlId,
-                                      kMastKeyId}));
+  EXPECT_EQ(out.dataset_ids, (std::vector<std::string>{kEsoGkPerId}));
   EXPECT_EQ(out.dataset_count_new, 0);
-  EXPECT_EQ(out.dataset_count_existing, 4);
+  EXPECT_EQ(out.dataset_count_existing, 1);
   EXPECT_EQ(out.quarantined_count, 1);
 }
 

@@ -93,6 +93,16 @@ std::string ObjectKey(const DatasetKey& key, std::string_view sha256) {
          std::string(sha256) + ".fits";
 }
 
+// What CheckSpectrum gets of the provider (recorded in the dataset's
+// profile_selection): its name and the hints discovery stored (e.g.
+// {"provider": "ESO", "instrument": "UVES"}).
+json ProviderHints(const store::Dataset& dataset) {
+  json hints = json::object();
+  if (dataset.hints && dataset.hints->is_object()) hints = *dataset.hints;
+  hints["provider"] = dataset.provider;
+  return hints;
+}
+
 std::optional<std::string> ProviderChecksum(const store::Dataset& dataset) {
   if (!dataset.locators.is_object()) return std::nullopt;
   auto it = dataset.locators.find("sha256");
@@ -309,7 +319,8 @@ ValidateSpectrumOutput Steps::ValidateSpectrum(const DownloadDatasetsItem& item,
                                   object_key + " has sha256 " +
                                   fetched->sha256 + ", not " + sha256);
 
-  fits::SpectrumCheck check = fits::CheckSpectrum(fetched->file);
+  fits::SpectrumCheck check =
+      fits::CheckSpectrum(fetched->file, ProviderHints(dataset));
   store::Fingerprints fingerprints;
   fingerprints.byte_length = fetched->byte_length;
   if (item.etag && !item.etag->empty()) fingerprints.etag = *item.etag;

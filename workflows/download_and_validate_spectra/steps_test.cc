@@ -258,7 +258,8 @@ TEST_F(DownloadStepsTest, AValidSpectrumIsStoredFingerprintedAndCompleted) {
   EXPECT_EQ(d.sha256, sha256);
   EXPECT_EQ(d.byte_length, length);
   EXPECT_EQ(d.etag, "etag-" + sha256.substr(0, 8));
-  fits::SpectrumCheck check = fits::CheckSpectrum(source);
+  fits::SpectrumCheck check =
+      fits::CheckSpectrum(source, {{"provider", "ESO"}});
   ASSERT_TRUE(check.profile);
   EXPECT_EQ(d.header_signature, check.profile->header_signature);
   EXPECT_EQ(d.fits_checksum, check.fits_checksum);
@@ -322,7 +323,8 @@ TEST_F(DownloadStepsTest, AChecksumMismatchIsQuarantinedAtOnceAndNotStored) {
 TEST_F(DownloadStepsTest, BadContentIsQuarantinedWithItsReasonAndProfile) {
   fs::path source = Serve(kUrlA, fits::SpectrumFixture::kNanFlux);
   AddDataset(kDatasetA, "ESO", kUrlA);
-  fits::SpectrumCheck check = fits::CheckSpectrum(source);
+  fits::SpectrumCheck check =
+      fits::CheckSpectrum(source, {{"provider", "ESO"}});
   ASSERT_EQ(check.problem, fits::SpectrumProblem::kNonFiniteFlux);
 
   json document = Step("AcquireDatasetLease", Item(kDatasetA, "ESO"));

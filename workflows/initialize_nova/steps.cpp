@@ -74,16 +74,18 @@ const T& Require(const std::optional<T>& value, std::string_view field) {
 }
 
 // The exchange with the archives: a transient failure is retried
-// (transient_dependency_failure); a request that cannot be made or an answer
-// that is not one is TERMINAL, with the client's message.
+// (transient_dependency_failure); an answer that is not one is quarantined
+// (malformed_archive_response); a refused request is TERMINAL; each with
+// the client's message.
 [[noreturn]] void FailExchange(const domain::ClientError& error) {
   switch (error.failure()) {
     case domain::ClientFailure::kUnavailable:
       Fail(ErrorClass::kRetryable, "transient_dependency_failure",
            error.what());
     case domain::ClientFailure::kInvalidRequest:
-    case domain::ClientFailure::kMalformedResponse:
       Fail(ErrorClass::kTerminal, "", error.what());
+    case domain::ClientFailure::kMalformedResponse:
+      Fail(ErrorClass::kQuarantine, "malformed_archive_response", error.what());
   }
   Fail(ErrorClass::kTerminal, "", error.what());
 }
@@ -214,9 +216,15 @@ Steps::ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
   out.resolved_epoch = resolution.epoch;
   nlohmann::json sources = nlohmann::json::array();
   for (const std::string& s : resolution.sources) sources.push_back(s);
-  context.Log("resolver answered", {{"resolver_found", resolution.found},
-                                    {"resolver_sources", sources},
-                                    {"object_type", resolution.object_type}});
+  nlohmann::json fields = {{"resolver_found", resolution.found},
+                           {"resolver_sources", sources},
+                           {"object_type", resolution.object_type},
+                           {"alias_count", resolution.aliases.size()}};
+  // A source not asked for want of its secret: the decision came from the
+  // others, which the log says.
+  if (!resolution.skipped.empty())
+    fields["resolver_skipped"] = resolution.skipped;
+  context.Log("resolver answered", fields);
   return out;
 }
 

@@ -42,14 +42,17 @@ using workflows::Fail;
 }
 
 // The exchange with the reference source: a transient failure is retried,
-// anything else is TERMINAL, both with the client's message.
+// an answer that is not one quarantined, a refused request TERMINAL, each
+// with the client's message.
 [[noreturn]] void FailFetch(const domain::ClientError& error) {
   switch (error.failure()) {
     case domain::ClientFailure::kUnavailable:
       Fail(ErrorClass::kRetryable, "", error.what());
     case domain::ClientFailure::kInvalidRequest:
-    case domain::ClientFailure::kMalformedResponse:
       Fail(ErrorClass::kTerminal, "", error.what());
+    case domain::ClientFailure::kMalformedResponse:
+      Fail(ErrorClass::kQuarantine, "malformed_reference_response",
+           error.what());
   }
   Fail(ErrorClass::kTerminal, "", error.what());
 }

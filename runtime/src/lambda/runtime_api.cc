@@ -252,9 +252,13 @@ InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
       return nlohmann::json{{"for_each", "nova"}, {"published", published}}
           .dump();
     }
+    // A deadline already past when the invocation arrives is none Lambda
+    // sends (an emulator's placeholder: @vercel/fun's is 5000, 1970): the
+    // function's own timeout is then the only bound, as with none at all.
     const int64_t deadline = invocation.deadline_ms;
     std::function<int64_t()> remaining;
-    if (deadline > 0) remaining = [deadline] { return deadline - WallMs(); };
+    if (deadline > WallMs())
+      remaining = [deadline] { return deadline - WallMs(); };
     nlohmann::json result = runtime::HandleInvocation(
         binding, services, payload, WallMs, std::move(remaining));
     return result.dump(-1, ' ', false,

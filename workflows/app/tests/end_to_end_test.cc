@@ -330,40 +330,33 @@ TEST_F(EndToEndTest, OneNameFollowsThroughIngestToReferencesAndDiscovery) {
   EXPECT_EQ(runs[1].started_by, "initialize_nova");
   EXPECT_EQ(runs[2].started_by, "ingest_new_nova");
   EXPECT_EQ(runs[4].started_by, "discover_spectra_products");
-  // The downloads of the fixture datasets (fixtures/README.md): ESO's two
-  // VALID, MAST's with a wrong checksum QUARANTINED, MAST's without a
-  // locator TERMINAL_INVALID.
-  EXPECT_EQ(runs[4].result.output["valid_count"], 2);
-  EXPECT_EQ(runs[4].result.output["quarantined_count"], 1);
-  EXPECT_EQ(runs[4].result.output["failed_count"], 1);
+  // The downloads of the products ESO's SSAP service and MAST answer for
+  // V1500 Cyg (fixtures/archives/): two UVES spectra (the second fetched by
+  // its dp_id) and two IUE spectra, all VALID, each stored once.
+  EXPECT_EQ(runs[4].result.output["valid_count"], 4);
+  EXPECT_EQ(runs[4].result.output["quarantined_count"], 0);
+  EXPECT_EQ(runs[4].result.output["failed_count"], 0);
   EXPECT_EQ(runs[4].result.output["skipped_count"], 0);
   struct Expected {
     const char* provider;
     const char* dataset_id;
-    store::ValidationStatus status;
-    std::optional<std::string> reason;
-    size_t files;
   };
   for (const Expected& e : {
-           Expected{"ESO", "4578f250-980c-595f-8853-fb9b6f646be2",
-                    store::ValidationStatus::kValid, std::nullopt, 1},
-           Expected{"ESO", "830096df-1ce3-56ed-b51d-030b8f268e0e",
-                    store::ValidationStatus::kValid, std::nullopt, 1},
-           Expected{"MAST", "8b1bef8f-c705-5c31-b9b7-7da92d50172e",
-                    store::ValidationStatus::kQuarantined, "CHECKSUM_MISMATCH",
-                    0},
-           Expected{"MAST", "4c57e29f-5629-5537-8ca0-f5ef62b5c2c0",
-                    store::ValidationStatus::kTerminalInvalid, std::nullopt, 0},
+           Expected{"ESO", "326baf4c-1981-5d3e-a9c2-55908a6c93b6"},
+           Expected{"ESO", "475cb1a5-dbc4-5b30-b5e2-fabfd76e9d50"},
+           Expected{"MAST", "7f45e844-3d27-5d6c-a36b-e3f21dbd146f"},
+           Expected{"MAST", "972ca194-26e0-5628-91be-4579aac67555"},
        }) {
     std::optional<store::Dataset> d = client_->world.repository.GetDataset(
         {kV1500Cyg, store::DatasetType::kSpectra, e.provider, e.dataset_id});
     ASSERT_TRUE(d) << e.dataset_id;
-    EXPECT_EQ(d->validation_status, e.status) << e.dataset_id;
-    EXPECT_EQ(d->quarantine_reason_code, e.reason) << e.dataset_id;
+    EXPECT_EQ(d->validation_status, store::ValidationStatus::kValid)
+        << e.dataset_id;
+    EXPECT_EQ(d->quarantine_reason_code, std::nullopt) << e.dataset_id;
     EXPECT_EQ(d->lease_owner, std::nullopt) << e.dataset_id;
     EXPECT_EQ(client_->world.repository.ListFileObjects(kV1500Cyg, e.dataset_id)
                   .size(),
-              e.files)
+              1u)
         << e.dataset_id;
   }
   EXPECT_TRUE(
@@ -394,19 +387,28 @@ TEST_F(EndToEndTest, ARediscoveryCreatesNoNewDataset) {
                                       "DownloadAndValidateSpectra"}));
 }
 
+// V1674 Her, created by initialize_nova: ESO's SSAP service answers its
+// cone search with QUERY_STATUS ERROR (fixtures/archives/eso/), which
+// quarantines ESO alone; MAST's answer (images only) completes.
 TEST_F(EndToEndTest,
        AProviderWithMalformedRecordsIsQuarantinedTheOthersComplete) {
-  WorkflowRun run =
-      RunOne("discover_spectra_products", {{"nova_id", kV1500Cyg}});
-  ASSERT_EQ(run.result.status, "SUCCEEDED") << Why();
+  std::vector<WorkflowRun> runs =
+      Run("initialize_nova", {{"candidate_name", "V1674 Her"}}, true);
+  const WorkflowRun* discovery = nullptr;
+  for (const WorkflowRun& r : runs)
+    if (r.workflow == "discover_spectra_products") discovery = &r;
+  ASSERT_NE(discovery, nullptr);
+  const WorkflowRun& run = *discovery;
+  ASSERT_EQ(run.result.status, "SUCCEEDED") << run.result.cause;
   EXPECT_EQ(run.job_run->outcome, "DISCOVERED");
   EXPECT_EQ(run.result.output["quarantined_count"], 1);
+  EXPECT_EQ(run.result.output["dataset_count_new"], 0);
   json summaries = json::parse(run.result.output["provider_summaries"].dump());
   std::vector<std::string> quarantined;
   for (const auto& s : summaries)
     if (s["quarantined"].get<bool>()) quarantined.push_back(s["provider"]);
-  EXPECT_EQ(quarantined, std::vector<std::string>{"AAVSO"});
-  EXPECT_EQ(summaries.size(), 3u);
+  EXPECT_EQ(quarantined, std::vector<std::string>{"ESO"});
+  EXPECT_EQ(summaries.size(), 2u);
 }
 
 TEST_F(EndToEndTest, ALaterReferenceNeverMovesTheDiscoveryDateLater) {

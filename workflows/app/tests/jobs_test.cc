@@ -458,15 +458,12 @@ TEST_F(JobsOfRealRunsTest, ADiscoveryIsListedUnderItsNovaWithItsAttempts) {
                 "FinalizeJobRunSuccess - 1 SUCCEEDED -",
                 "NormalizeProviderProducts 0 1 SUCCEEDED -",
                 "NormalizeProviderProducts 1 1 SUCCEEDED -",
-                "NormalizeProviderProducts 2 1 FAILED QuarantineError",
                 "PublishDatasetDiscoveredEvents 0 1 SUCCEEDED -",
                 "PublishDatasetDiscoveredEvents 1 1 SUCCEEDED -",
                 "PublishDownloadAndValidateSpectra - 1 SUCCEEDED -",
                 "PublishSpectraProductsDiscovered - 1 SUCCEEDED -",
-                "QuarantineProvider 2 1 SUCCEEDED QuarantineError",
                 "QueryProviderForProducts 0 1 SUCCEEDED -",
                 "QueryProviderForProducts 1 1 SUCCEEDED -",
-                "QueryProviderForProducts 2 1 SUCCEEDED -",
                 "SummarizeDiscovery - 1 SUCCEEDED -",
             }));
 }

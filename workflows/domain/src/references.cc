@@ -136,8 +136,9 @@ ReferenceRole PublicationRole(std::string_view bibcode,
     return ReferenceRole::kOther;
   }
   if (bibcode.size() < 9) return ReferenceRole::kOther;
-  std::string_view journal = bibcode.substr(4, 5);
-  while (!journal.empty() && journal.back() == '.') journal.remove_suffix(1);
+  // Numbers past the volume field run into the journal's ("2021ATel14704"):
+  // the journal is known by its first four characters.
+  std::string_view journal = bibcode.substr(4, 4);
   if (journal == "IAUC" || journal == "CBET" || journal == "ATel")
     return ReferenceRole::kDiscovery;
   return ReferenceRole::kAnalysis;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <type_traits>
@@ -70,27 +71,33 @@ std::vector<std::string> ResolveProviders(
 
 namespace {
 
-enum class TimeFormat { kIso8601, kMjd };
-
 struct ProviderSchema {
   std::string_view provider;
-  std::string_view timestamp;  // required
-  TimeFormat time_format;
-  std::string_view url;  // "" when the provider has no such member
+  std::string_view timestamp;  // required: an MJD (UTC)
+  std::string_view url;        // "" when the provider has no such member
   std::string_view size;
   std::string_view key;
   std::string_view instrument;
+  // Bytes per unit of `size`: ESO's SSAP gives kbyte (1000 bytes).
+  int64_t size_unit = 1;
   // Every provider may give the product's SHA-256 (64 hex digits).
   std::string_view checksum = "sha256";
 };
 
-constexpr std::array<ProviderSchema, 3> kSchemas = {{
-    {"ESO", "date_obs", TimeFormat::kIso8601, "access_url", "filesize", "dp_id",
-     "instrument"},
-    {"MAST", "t_min", TimeFormat::kMjd, "dataURL", "size", "obs_id",
-     "instrument_name"},
-    {"AAVSO", "obs_date", TimeFormat::kIso8601, "fits_url", "", "spectrum_id",
-     "instrument"},
+constexpr std::array<ProviderSchema, 2> kSchemas = {{
+    {.provider = "ESO",
+     .timestamp = "t_min",
+     .url = "access_url",
+     .size = "access_estsize",
+     .key = "dp_id",
+     .instrument = "COLLECTION",
+     .size_unit = 1000},
+    {.provider = "MAST",
+     .timestamp = "t_min",
+     .url = "dataURL",
+     .size = "size",
+     .key = "obs_id",
+     .instrument = "instrument_name"},
 }};
 
 bool IsSha256Hex(std::string_view text) {
@@ -117,7 +124,9 @@ int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
 }
 
 // Seconds since the Unix epoch (UTC, fraction truncated) of an ISO 8601
-// date-time as NormalizeProviderRecords documents it; nullopt if invalid.
+// date-time: YYYY-MM-DD, "T" or one space, hh:mm:ss, an optional fraction
+// and an optional zone (Z or +hh:mm / -hh:mm; none means UTC); nullopt if
+// invalid. IsRfc3339DateTime narrows it.
 std::optional<int64_t> ParseIsoDateTime(std::string_view t) {
   if (t.size() < 19 || t[4] != '-' || t[7] != '-' ||
       (t[10] != 'T' && t[10] != ' ') || t[13] != ':' || t[16] != ':') {
@@ -283,22 +292,12 @@ NormalizedProduct NormalizeRecord(const ProviderSchema& schema,
   p.provider = std::string(schema.provider);
   const json* ts = r.Get(schema.timestamp);
   if (ts == nullptr) r.Malformed(schema.timestamp, "is missing");
-  if (schema.time_format == TimeFormat::kIso8601) {
-    std::optional<int64_t> seconds;
-    if (ts->is_string()) seconds = ParseIsoDateTime(ts->get<std::string>());
-    if (!seconds) {
-      r.Malformed(schema.timestamp,
-                  "must be an ISO 8601 date-time string, got " + Describe(*ts));
-    }
-    p.product_timestamp = FormatUtc(*seconds);
-  } else {
-    if (!ts->is_number() || !std::isfinite(ts->get<double>()) ||
-        ts->get<double>() <= 0 || ts->get<double>() >= 100000) {
-      r.Malformed(schema.timestamp,
-                  "must be an MJD number in (0, 100000), got " + Describe(*ts));
-    }
-    p.product_timestamp = FormatUtc(MjdToUnixSeconds(ts->get<double>()));
+  if (!ts->is_number() || !std::isfinite(ts->get<double>()) ||
+      ts->get<double>() <= 0 || ts->get<double>() >= 100000) {
+    r.Malformed(schema.timestamp,
+                "must be an MJD number in (0, 100000), got " + Describe(*ts));
   }
+  p.product_timestamp = FormatUtc(MjdToUnixSeconds(ts->get<double>()));
 
   p.url = r.String(schema.url);
   if (p.url && !IsUrl(*p.url)) {
@@ -307,11 +306,14 @@ NormalizedProduct NormalizeRecord(const ProviderSchema& schema,
         "must be an http(s) or ftp URL without spaces, got " + Quote(*p.url));
   }
   if (const json* size = r.Get(schema.size)) {
-    if (!size->is_number_integer() || size->get<int64_t>() <= 0) {
-      r.Malformed(schema.size,
-                  "must be a positive integer (bytes), got " + Describe(*size));
+    const char* unit = schema.size_unit == 1 ? "bytes" : "kbyte";
+    if (!size->is_number_integer() || size->get<int64_t>() <= 0 ||
+        size->get<int64_t>() >
+            std::numeric_limits<int64_t>::max() / schema.size_unit) {
+      r.Malformed(schema.size, std::string("must be a positive integer (") +
+                                   unit + "), got " + Describe(*size));
     }
-    p.size_bytes = size->get<int64_t>();
+    p.size_bytes = size->get<int64_t>() * schema.size_unit;
   }
   if (const json* key = r.Get(schema.key)) {
     if (key->is_number_integer() && key->get<int64_t>() >= 0) {

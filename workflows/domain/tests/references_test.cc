@@ -143,6 +143,62 @@ TEST(ReferenceRoleTest, NamesAndCredibility) {
   EXPECT_EQ(ParseReferenceRole("discovery"), std::nullopt);
 }
 
+TEST(PublicationRoleTest, FromAdsDoctype) {
+  // The doctype decides, whatever the bibcode's journal says.
+  struct Case {
+    const char* doctype;
+    Role role;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"circular", Role::kDiscovery},
+           {"telegram", Role::kDiscovery},
+           {"catalog", Role::kCatalog},
+           {"erratum", Role::kErratum},
+           {"article", Role::kAnalysis},
+           {"eprint", Role::kAnalysis},
+           {"inproceedings", Role::kAnalysis},
+           {"inbook", Role::kAnalysis},
+           {"abstract", Role::kAnalysis},
+           {"book", Role::kOther},
+           {"phdthesis", Role::kOther},
+           {"software", Role::kOther},
+           {"proposal", Role::kOther},
+           {"misc", Role::kOther},
+           {"Article", Role::kOther},  // ADS's names are lower case
+           {"circular ", Role::kOther},
+       }) {
+    EXPECT_EQ(PublicationRole("1977ApJ...215..873F", c.doctype), c.role)
+        << c.doctype;
+    EXPECT_EQ(PublicationRole("1975IAUC.2826....1H", c.doctype), c.role)
+        << c.doctype;
+    EXPECT_EQ(PublicationRole("", c.doctype), c.role) << c.doctype;
+  }
+}
+
+TEST(PublicationRoleTest, FromTheBibcodesJournalWithoutADoctype) {
+  struct Case {
+    const char* bibcode;
+    Role role;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"1975IAUC.2826....1H", Role::kDiscovery},
+           {"2021CBET.4976....1U", Role::kDiscovery},
+           {"2013ATel.5279....1M", Role::kDiscovery},
+           {"2021ATel14704....1M", Role::kDiscovery},
+           {"1977ApJ...215..873F", Role::kAnalysis},
+           {"1976A&A....47..123Y", Role::kAnalysis},
+           {"1985GCVS4.C......0K", Role::kAnalysis},  // a journal, no type
+           {"1975IBVS.1050....1W", Role::kAnalysis},
+           {"1975iauc.2826....1H", Role::kAnalysis},  // journals keep case
+           {"1975.IAUC2826....1H", Role::kAnalysis},  // characters 5-9 only
+           {"1975IAUC.", Role::kDiscovery},           // 9 characters: enough
+           {"1975IAUC", Role::kOther},                // too short a bibcode
+           {"", Role::kOther},
+       }) {
+    EXPECT_EQ(PublicationRole(c.bibcode, ""), c.role) << c.bibcode;
+  }
+}
+
 // --- NormalizeReferenceCandidate ---------------------------------------------
 
 TEST(NormalizeReferenceCandidateTest, BibcodeIsTheKeyWhenPresent) {

@@ -22,7 +22,7 @@ constexpr char kUnknownNova[] = "00000000-0000-4000-8000-000000000000";
 
 TEST(ProvidersTest, DefaultListAndResolution) {
   EXPECT_EQ(ResolveProviders(std::nullopt),
-            (std::vector<std::string>{"ESO", "MAST", "AAVSO"}));
+            (std::vector<std::string>{"ESO", "MAST"}));
   EXPECT_EQ(ResolveProviders(std::vector<std::string>{"MAST", "ESO"}),
             (std::vector<std::string>{"MAST", "ESO"}));
   for (std::string_view p : kDefaultProviders) EXPECT_TRUE(IsKnownProvider(p));
@@ -41,12 +41,12 @@ TEST(ProvidersTest, InvalidListsAreTerminal) {
         ResolveProviders(std::vector<std::string>{"ESO", "FOO"});
       },
       "invalid provider list: providers[1] \"FOO\" is not a known provider "
-      "(known: ESO, MAST, AAVSO)"));
+      "(known: ESO, MAST)"));
   EXPECT_TRUE(Fails(
       ProviderFailure::kUnknownProvider,
       [] { ResolveProviders(std::vector<std::string>{"eso"}); },
       "invalid provider list: providers[0] \"eso\" is not a known provider "
-      "(known: ESO, MAST, AAVSO)"));
+      "(known: ESO, MAST)"));
   EXPECT_TRUE(Fails(
       ProviderFailure::kDuplicateProvider,
       [] {
@@ -75,75 +75,49 @@ NormalizedProduct Product(std::string provider, std::string timestamp,
 }
 
 TEST(NormalizeProviderRecordsTest, EsoFixtureRecords) {
-  EXPECT_EQ(NormalizeProviderRecords("ESO", ProviderRecords("ESO", kV1500)),
-            (std::vector<NormalizedProduct>{
-                Product("ESO", "2016-05-31T08:12:33Z",
-                        "https://dataportal.eso.org/dataportal_new/file/"
-                        "ADP.2016-06-02T10:01:19.436",
-                        2359296, "ADP.2016-06-02T10:01:19.436", "UVES",
-                        "4b7fe8265f3955c980b0e48b5af9b7a72bf5566c97072083a5762f064"
-                        "a619fd3"),
-                Product("ESO", "2016-05-31T06:45:10Z", std::nullopt, 2359300,
-                        "ADP.2016-06-02T10:01:19.512", "UVES")}));
+  // t_min 57539.34205389 is 08:12:33.456; access_estsize is in kbyte.
+  EXPECT_EQ(
+      NormalizeProviderRecords("ESO", ProviderRecords("ESO", kV1500)),
+      (std::vector<NormalizedProduct>{
+          Product("ESO", "2016-05-31T08:12:33Z",
+                  "https://dataportal.eso.org/dataPortal/file/"
+                  "ADP.2016-06-02T10:01:19.436",
+                  2304000, "ADP.2016-06-02T10:01:19.436", "UVES",
+                  "4b7fe8265f3955c980b0e48b5af9b7a72bf5566c97072083a5762f064"
+                  "a619fd3"),
+          Product("ESO", "2016-05-31T06:45:10Z", std::nullopt, 2305000,
+                  "ADP.2016-06-02T10:01:19.512", "UVES")}));
 }
 
 TEST(NormalizeProviderRecordsTest, MastFixtureRecordsFromMjd) {
   std::vector<NormalizedProduct> products =
       NormalizeProviderRecords("MAST", ProviderRecords("MAST", kV1500));
-  NormalizedProduct swp = Product(
-      "MAST", "1978-05-03T13:03:31Z",
-      "https://archive.stsci.edu/pub/iue/data/swp/01000/swp01744.mxlo.gz",
-      27648, "swp01744", "IUE/SWP", std::string(64, '0'));
+  NormalizedProduct swp =
+      Product("MAST", "1978-05-03T13:03:31Z",
+              "https://mast.stsci.edu/api/v0.1/Download/"
+              "file?uri=mast:IUE/url/pub/iue/data/swp/01000/swp01744.mxlo.gz",
+              27648, "swp01744", "SWP", std::string(64, '0'));
   EXPECT_EQ(products, (std::vector<NormalizedProduct>{
                           swp, swp,
                           Product("MAST", "1978-05-03T14:24:00Z", std::nullopt,
-                                  std::nullopt, "lwr01642", "IUE/LWR")}));
+                                  std::nullopt, "lwr01642", "LWR")}));
 }
 
-TEST(NormalizeProviderRecordsTest, ArasFixtureHasAMalformedRecord) {
-  std::vector<json> records = ProviderRecords("AAVSO", kV1500);
-  EXPECT_TRUE(Fails(
-      ProductFailure::kMalformedRecord,
-      [&] { NormalizeProviderRecords("AAVSO", records); },
-      "malformed AAVSO record products[1]: obs_date must be an ISO 8601 "
-      "date-time string, got \"yesterday\""));
-  EXPECT_EQ(NormalizeProviderRecords("AAVSO", {records[0]}),
-            (std::vector<NormalizedProduct>{
-                Product("AAVSO", "2021-08-14T21:03:00Z",
-                        "https://app.aavso.org/avspec/spectra/48213.fits",
-                        std::nullopt, "48213", "LHIRES III")}));
-}
-
-std::string EsoTimestamp(const json& date_obs) {
-  return NormalizeProviderRecords("ESO", {json{{"date_obs", date_obs}}})
+std::string EsoTimestamp(const json& t_min) {
+  return NormalizeProviderRecords("ESO", {json{{"t_min", t_min}}})
       .front()
       .product_timestamp;
 }
 
-TEST(NormalizeProviderRecordsTest, IsoTimestampsBecomeUtcSeconds) {
-  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33"), "2016-03-01T05:12:33Z");
-  EXPECT_EQ(EsoTimestamp("2016-03-01 05:12:33"), "2016-03-01T05:12:33Z");
-  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33.999999"), "2016-03-01T05:12:33Z");
-  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33Z"), "2016-03-01T05:12:33Z");
-  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33.5z"), "2016-03-01T05:12:33Z");
-  EXPECT_EQ(EsoTimestamp("2016-03-01T05:12:33+05:30"), "2016-02-29T23:42:33Z");
-  EXPECT_EQ(EsoTimestamp("2016-12-31T20:00:00-08:00"), "2017-01-01T04:00:00Z");
-  EXPECT_EQ(EsoTimestamp("1969-12-31T23:59:59Z"), "1969-12-31T23:59:59Z");
-  EXPECT_EQ(EsoTimestamp("2016-02-29T00:00:00"), "2016-02-29T00:00:00Z");
-}
-
-TEST(NormalizeProviderRecordsTest, InvalidIsoTimestampsAreMalformed) {
-  for (const json& bad :
-       {json("2015-02-29T00:00:00"), json("2016-13-01T00:00:00"),
-        json("2016-03-01T24:00:00"), json("2016-03-01T05:60:00"),
-        json("2016-03-01T05:12:60"), json("2016-03-01"),
-        json("2016-03-01T05:12:33."), json("2016-03-01T05:12:33+0530"),
-        json("2016-03-01T05:12:33 UTC"), json("0000-01-01T00:00:00"),
-        json(12)}) {
+TEST(NormalizeProviderRecordsTest, EsoTimestampsAreMjd) {
+  EXPECT_EQ(EsoTimestamp(57539.34205389), "2016-05-31T08:12:33Z");
+  // 57539.28136574 d is 06:45:09.99996 s: to the millisecond, 06:45:10.
+  EXPECT_EQ(EsoTimestamp(57539.28136574), "2016-05-31T06:45:10Z");
+  for (const json& bad : {json("2016-03-01T05:12:33"), json(-3.5)}) {
     EXPECT_TRUE(Fails(
         ProductFailure::kMalformedRecord, [&] { EsoTimestamp(bad); },
-        "malformed ESO record products[0]: date_obs must be an ISO 8601 "
-        "date-time string, got " +
+        "malformed ESO record products[0]: t_min must be an MJD number in "
+        "(0, 100000), got " +
             bad.dump()))
         << bad.dump();
   }
@@ -178,41 +152,45 @@ TEST(NormalizeProviderRecordsTest, MalformedMembersNameRecordAndMember) {
     json record;
     std::string message;
   };
-  const json ok = "2016-03-01T05:12:33";
+  const json ok = 57539.34205389;
   for (const Case& c : std::vector<Case>{
            {json::array(), "products[0]: must be an object, got array"},
            {json("ADP.1"), "products[0]: must be an object, got string"},
-           {{{"dp_id", "ADP.1"}}, "products[0]: date_obs is missing"},
-           {{{"dp_id", "ADP.1"}, {"date_obs", nullptr}},
-            "products[0]: date_obs is missing"},
-           {{{"date_obs", ok}, {"access_url", "ftp:/x"}},
+           {{{"dp_id", "ADP.1"}}, "products[0]: t_min is missing"},
+           {{{"dp_id", "ADP.1"}, {"t_min", nullptr}},
+            "products[0]: t_min is missing"},
+           {{{"t_min", ok}, {"access_url", "ftp:/x"}},
             "products[0]: access_url must be an http(s) or ftp URL without "
             "spaces, got \"ftp:/x\""},
-           {{{"date_obs", ok}, {"access_url", "https://exa mple.org/a"}},
+           {{{"t_min", ok}, {"access_url", "https://exa mple.org/a"}},
             "products[0]: access_url must be an http(s) or ftp URL without "
             "spaces, got \"https://exa mple.org/a\""},
-           {{{"date_obs", ok}, {"access_url", "file:///etc/passwd"}},
+           {{{"t_min", ok}, {"access_url", "file:///etc/passwd"}},
             "products[0]: access_url must be an http(s) or ftp URL without "
             "spaces, got \"file:///etc/passwd\""},
-           {{{"date_obs", ok}, {"access_url", "https:///a"}},
+           {{{"t_min", ok}, {"access_url", "https:///a"}},
             "products[0]: access_url must be an http(s) or ftp URL without "
             "spaces, got \"https:///a\""},
-           {{{"date_obs", ok}, {"access_url", 5}},
+           {{{"t_min", ok}, {"access_url", 5}},
             "products[0]: access_url must be a non-empty string, got 5"},
-           {{{"date_obs", ok}, {"filesize", 0}},
-            "products[0]: filesize must be a positive integer (bytes), got 0"},
-           {{{"date_obs", ok}, {"filesize", 1.5}},
-            "products[0]: filesize must be a positive integer (bytes), got "
-            "1.5"},
-           {{{"date_obs", ok}, {"filesize", "12"}},
-            "products[0]: filesize must be a positive integer (bytes), got "
-            "\"12\""},
-           {{{"date_obs", ok}, {"dp_id", -1}},
+           {{{"t_min", ok}, {"access_estsize", 0}},
+            "products[0]: access_estsize must be a positive integer (kbyte), "
+            "got 0"},
+           {{{"t_min", ok}, {"access_estsize", 1.5}},
+            "products[0]: access_estsize must be a positive integer (kbyte), "
+            "got 1.5"},
+           {{{"t_min", ok}, {"access_estsize", "12"}},
+            "products[0]: access_estsize must be a positive integer (kbyte), "
+            "got \"12\""},
+           {{{"t_min", ok}, {"access_estsize", 9223372036854776}},
+            "products[0]: access_estsize must be a positive integer (kbyte), "
+            "got 9223372036854776"},
+           {{{"t_min", ok}, {"dp_id", -1}},
             "products[0]: dp_id must be a non-empty string, got -1"},
-           {{{"date_obs", ok}, {"dp_id", ""}},
+           {{{"t_min", ok}, {"dp_id", ""}},
             "products[0]: dp_id must be a non-empty string, got \"\""},
-           {{{"date_obs", ok}, {"instrument", 5}},
-            "products[0]: instrument must be a non-empty string, got 5"},
+           {{{"t_min", ok}, {"COLLECTION", 5}},
+            "products[0]: COLLECTION must be a non-empty string, got 5"},
        }) {
     EXPECT_TRUE(Fails(
         ProductFailure::kMalformedRecord,
@@ -220,24 +198,30 @@ TEST(NormalizeProviderRecordsTest, MalformedMembersNameRecordAndMember) {
         "malformed ESO record " + c.message))
         << c.message;
   }
+  EXPECT_TRUE(Fails(
+      ProductFailure::kMalformedRecord,
+      [&] {
+        NormalizeProviderRecords("MAST", {json{{"t_min", ok}, {"size", 0}}});
+      },
+      "malformed MAST record products[0]: size must be a positive integer "
+      "(bytes), got 0"));
   // The index is the record's.
   EXPECT_TRUE(Fails(
       ProductFailure::kMalformedRecord,
       [&] {
         NormalizeProviderRecords(
-            "ESO", {json{{"date_obs", ok}}, json{{"date_obs", ok}},
-                    json{{"dp_id", "x"}}});
+            "ESO",
+            {json{{"t_min", ok}}, json{{"t_min", ok}}, json{{"dp_id", "x"}}});
       },
-      "malformed ESO record products[2]: date_obs is missing"));
+      "malformed ESO record products[2]: t_min is missing"));
 }
 
 TEST(NormalizeProviderRecordsTest, AcceptedVariantsOfMembers) {
-  json record = {{"date_obs", "2016-03-01T05:12:33"},
-                 {"access_url", "ftp://ftp.eso.org/x.fits"},
-                 {"dp_id", 42},
-                 {"filesize", nullptr},
-                 {"instrument", nullptr},
-                 {"unrelated", {1, 2}}};
+  json record = {
+      {"t_min", 57448.21705},  {"access_url", "ftp://ftp.eso.org/x.fits"},
+      {"dp_id", 42},           {"access_estsize", nullptr},
+      {"COLLECTION", nullptr}, {"CREATORDID", "ivo://eso.org/origfile?x.fits"},
+      {"unrelated", {1, 2}}};
   EXPECT_EQ(NormalizeProviderRecords("ESO", {record}),
             (std::vector<NormalizedProduct>{Product(
                 "ESO", "2016-03-01T05:12:33Z", "ftp://ftp.eso.org/x.fits",
@@ -251,21 +235,21 @@ TEST(NormalizeProviderRecordsTest, UnknownSchemaVariant) {
         NormalizeProviderRecords(
             "ESO", {json{{"obsdate", "2016-03-01"}, {"link", "https://x/y"}}});
       },
-      "unknown schema variant in ESO record products[0]: none of date_obs, "
-      "access_url, filesize, dp_id, instrument is present (members: link, "
-      "obsdate)"));
+      "unknown schema variant in ESO record products[0]: none of t_min, "
+      "access_url, access_estsize, dp_id, COLLECTION is present (members: "
+      "link, obsdate)"));
   EXPECT_TRUE(Fails(
       ProductFailure::kUnknownSchemaVariant,
-      [] { NormalizeProviderRecords("AAVSO", {json::object()}); },
-      "unknown schema variant in AAVSO record products[0]: none of obs_date, "
-      "fits_url, spectrum_id, instrument is present (members: none)"));
+      [] { NormalizeProviderRecords("MAST", {json::object()}); },
+      "unknown schema variant in MAST record products[0]: none of t_min, "
+      "dataURL, size, obs_id, instrument_name is present (members: none)"));
 }
 
 TEST(NormalizeProviderRecordsTest, UnknownProviderIsTerminal) {
   EXPECT_TRUE(Fails(
       ProviderFailure::kNoRecordSchema,
       [] { NormalizeProviderRecords("FOO", {}); },
-      "no record schema for provider \"FOO\" (known: ESO, MAST, AAVSO)"));
+      "no record schema for provider \"FOO\" (known: ESO, MAST)"));
 }
 
 // --- The internal shape ------------------------------------------------------
@@ -379,12 +363,12 @@ TEST(AssignDatasetIdentitiesTest, OverTheFixturesIsStableAcrossRuns) {
   }
   // Expected ids from Python's uuid5 over the identities.
   EXPECT_EQ(ids,
-            (std::vector<std::string>{"4578f250-980c-595f-8853-fb9b6f646be2",
-                                      "830096df-1ce3-56ed-b51d-030b8f268e0e",
-                                      "8b1bef8f-c705-5c31-b9b7-7da92d50172e",
+            (std::vector<std::string>{"475cb1a5-dbc4-5b30-b5e2-fabfd76e9d50",
+                                      "326baf4c-1981-5d3e-a9c2-55908a6c93b6",
+                                      "972ca194-26e0-5628-91be-4579aac67555",
                                       "4c57e29f-5629-5537-8ca0-f5ef62b5c2c0"}));
   EXPECT_EQ(first[1].dataset_identity,
-            "provider=ESO|product_timestamp=2016-05-31T06:45:10Z|size=2359300");
+            "provider=ESO|product_timestamp=2016-05-31T06:45:10Z|size=2305000");
   EXPECT_EQ(first[3].dataset_identity,
             "provider=MAST|product_timestamp=1978-05-03T14:24:00Z|"
             "provider_key=lwr01642");
@@ -440,23 +424,21 @@ TEST(SummarizeDiscoveryTest, CountsPerProviderAndOverall) {
       {{"provider", "MAST"},
        {"new_dataset_ids", json::array({c})},
        {"existing_dataset_ids", json::array({a})}},
-      {{"provider", "AAVSO"},
-       {"quarantined", true},
-       {"error", {{"Error", "QuarantineError"}}}},
   };
+  results[1]["quarantined"] = true;  // after recording its ids
+  results[1]["error"] = {{"Error", "QuarantineError"}};
   DiscoverySummary s = SummarizeDiscovery(results);
   EXPECT_EQ(s.dataset_ids, (std::vector<std::string>{a, b, c}));
   EXPECT_EQ(s.dataset_count_new, 3);
   EXPECT_EQ(s.dataset_count_existing, 1);
   EXPECT_EQ(s.quarantined_count, 1);
-  EXPECT_EQ(
-      s.provider_summaries,
-      (std::vector<ProviderSummary>{
-          {"ESO", 2, 0, false}, {"MAST", 1, 1, false}, {"AAVSO", 0, 0, true}}));
-  EXPECT_EQ(s.provider_summaries[2].ToJson(),
-            (json{{"provider", "AAVSO"},
-                  {"dataset_count_new", 0},
-                  {"dataset_count_existing", 0},
+  EXPECT_EQ(s.provider_summaries,
+            (std::vector<ProviderSummary>{{"ESO", 2, 0, false},
+                                          {"MAST", 1, 1, true}}));
+  EXPECT_EQ(s.provider_summaries[1].ToJson(),
+            (json{{"provider", "MAST"},
+                  {"dataset_count_new", 1},
+                  {"dataset_count_existing", 1},
                   {"quarantined", true}}));
   EXPECT_EQ(SummarizeDiscovery({}), DiscoverySummary{});
 }

@@ -79,8 +79,12 @@ struct Candidate {
   // IMAGE_1D_WCS: wavelength[i] = crval + (i + 1 - crpix) * cdelt.
   double crval = 0, cdelt = 0, crpix = 1;
   bool blank = false;  // integer pixels with a BLANK value
-  // BINTABLE_COLUMNS
+  // The tables' profiles: the columns and the row read (1-based).
   int wave_column = 0, flux_column = 0;
+  LONGLONG row = 1;
+  // IUE_MXLO: wavelength[i] = wave_start + i * wave_step.
+  bool start_step = false;
+  double wave_start = 0, wave_step = 0;
   std::string flux_tnull;  // "TNULLn" when integer flux has one
   // The wavelength unit: its keyword ("CUNIT1", "TUNIT2"), its text as
   // written (empty when absent: Angstrom) and Angstrom per unit (0 when it
@@ -422,6 +426,407 @@ std::optional<Candidate> TableCandidate(fitsfile* file, int hdu,
   return found;
 }
 
+// --- The mission profiles (spectrum.h, ProfileSelection) -------------------
+
+enum class Mission { kNone, kEsoSdp, kHstX1d, kIueMxlo };
+
+const char* MissionProfile(Mission mission) {
+  switch (mission) {
+    case Mission::kEsoSdp:
+      return "ESO_SDP_1D";
+    case Mission::kHstX1d:
+      return "HST_X1D";
+    case Mission::kIueMxlo:
+      return "IUE_MXLO";
+    case Mission::kNone:
+      break;
+  }
+  return "";
+}
+
+// What named a mission profile, if anything did.
+struct Claim {
+  Mission mission = Mission::kNone;
+  bool by_header = false;
+  // The primary header's PRODCATG, ORIGIN, TELESCOP and INSTRUME that are
+  // present, as written.
+  nlohmann::json header = nlohmann::json::object();
+  // For a detail: "the header (TELESCOP 'HST', INSTRUME 'STIS') names".
+  std::string named_by;
+};
+
+// The claim of the primary header (the current HDU), else of the provider's
+// hints.
+Claim ReadClaim(fitsfile* file, const nlohmann::json& provider_hints) {
+  Claim claim;
+  for (const char* keyword : {"PRODCATG", "ORIGIN", "TELESCOP", "INSTRUME"}) {
+    if (std::optional<std::string> value = ReadText(file, 1, keyword)) {
+      claim.header[keyword] = *value;
+    }
+  }
+  auto upper = [&](const char* keyword) {
+    auto it = claim.header.find(keyword);
+    return it == claim.header.end() ? std::string()
+                                    : Upper(it->get<std::string>());
+  };
+  auto quoted = [&](const char* keyword) {
+    return std::string(keyword) + " '" +
+           claim.header[keyword].get<std::string>() + "'";
+  };
+  if (upper("PRODCATG") == "SCIENCE.SPECTRUM") {
+    claim.mission = Mission::kEsoSdp;
+    claim.named_by = quoted("PRODCATG");
+  } else if (upper("TELESCOP") == "HST" &&
+             (upper("INSTRUME") == "STIS" || upper("INSTRUME") == "COS")) {
+    claim.mission = Mission::kHstX1d;
+    claim.named_by = quoted("TELESCOP") + ", " + quoted("INSTRUME");
+  } else if (upper("TELESCOP") == "IUE") {
+    claim.mission = Mission::kIueMxlo;
+    claim.named_by = quoted("TELESCOP");
+  }
+  if (claim.mission != Mission::kNone) {
+    claim.by_header = true;
+    claim.named_by = "the header (" + claim.named_by + ") names";
+    return claim;
+  }
+  if (!provider_hints.is_object()) return claim;
+  auto group = provider_hints.find("productSubGroupDescription");
+  if (group == provider_hints.end() || !group->is_string()) return claim;
+  std::string value = Upper(Trim(group->get<std::string>()));
+  if (value == "X1D" || value == "SX1" || value.starts_with("X1DSUM")) {
+    claim.mission = Mission::kHstX1d;
+  } else if (value == "MXLO") {
+    claim.mission = Mission::kIueMxlo;
+  }
+  claim.named_by = "the provider's hints (productSubGroupDescription '" +
+                   group->get<std::string>() + "') name";
+  return claim;
+}
+
+// A binary table (the current HDU) as the mission profiles read it; a cell
+// that cannot be read is CORRUPT_HEADER (TRUNCATED at the end of the file).
+class Table {
+ public:
+  Table(fitsfile* file, int hdu) : file_(file), hdu_(hdu) {
+    int status = 0, columns = 0;
+    if (fits_get_num_cols(file, &columns, &status) ||
+        fits_get_num_rowsll(file, &rows_, &status)) {
+      fits_clear_errmsg();
+      throw Found{SpectrumProblem::kCorruptHeader,
+                  Hdu(hdu) + ": " + StatusText(status)};
+    }
+    names_.resize(columns + 1);
+    utypes_.resize(columns + 1);
+    for (int c = 1; c <= columns; ++c) {
+      std::string n = std::to_string(c);
+      names_[c] = ReadText(file, hdu, ("TTYPE" + n).c_str()).value_or("");
+      utypes_[c] = ReadText(file, hdu, ("TUTYP" + n).c_str()).value_or("");
+    }
+  }
+
+  int hdu() const { return hdu_; }
+  LONGLONG rows() const { return rows_; }
+  const std::string& name(int column) const { return names_[column]; }
+
+  // The first column named `name` (case-insensitive), 0 when none.
+  int Find(std::string_view name) const { return FindIn(names_, name); }
+  // The first column whose TUTYPn is `utype` (case-insensitive), 0 when
+  // none.
+  int FindUtype(std::string_view utype) const { return FindIn(utypes_, utype); }
+
+  // The column's cfitsio type code (negative: variable-length arrays) and
+  // its repeat count.
+  int Type(int column, LONGLONG* repeat) const {
+    int status = 0, type = 0;
+    LONGLONG width = 0;
+    if (fits_get_coltypell(file_, column, &type, repeat, &width, &status)) {
+      Fail(column, status);
+    }
+    return type;
+  }
+  // How many values the column holds in `row`.
+  LONGLONG Length(int column, LONGLONG row) const {
+    LONGLONG repeat = 0;
+    if (Type(column, &repeat) > 0) return repeat;
+    int status = 0;
+    LONGLONG length = 0, offset = 0;
+    if (fits_read_descriptll(file_, column, row, &length, &offset, &status)) {
+      Fail(column, status);
+    }
+    return length;
+  }
+  // The first `count` values of the column in `row` (NaN and Inf as they
+  // are).
+  std::vector<double> Numbers(int column, LONGLONG row, LONGLONG count) const {
+    std::vector<double> values(count);
+    int status = 0, any = 0;
+    double no_check = 0;
+    if (count > 0 && fits_read_col(file_, TDOUBLE, column, row, 1, count,
+                                   &no_check, values.data(), &any, &status)) {
+      Fail(column, status);
+    }
+    return values;
+  }
+  // A text cell, trailing blanks removed.
+  std::string Text(int column, LONGLONG row) const {
+    LONGLONG repeat = 0;
+    Type(column, &repeat);
+    std::string buffer(static_cast<size_t>(repeat) + 1, '\0');
+    char* cells[] = {buffer.data()};
+    int status = 0, any = 0;
+    if (fits_read_col_str(file_, column, row, 1, 1, const_cast<char*>(""),
+                          cells, &any, &status)) {
+      Fail(column, status);
+    }
+    return Trim(buffer.c_str());
+  }
+
+ private:
+  static int FindIn(const std::vector<std::string>& values,
+                    std::string_view wanted) {
+    std::string upper = Upper(wanted);
+    for (size_t c = 1; c < values.size(); ++c) {
+      if (Upper(values[c]) == upper) return static_cast<int>(c);
+    }
+    return 0;
+  }
+  [[noreturn]] void Fail(int column, int status) const {
+    fits_clear_errmsg();
+    throw Found{
+        status == END_OF_FILE ? SpectrumProblem::kTruncated
+                              : SpectrumProblem::kCorruptHeader,
+        Hdu(hdu_) + ": column " + names_[column] + ": " + StatusText(status)};
+  }
+
+  fitsfile* file_;
+  int hdu_;
+  LONGLONG rows_ = 0;
+  std::vector<std::string> names_, utypes_;  // [1..columns], as written
+};
+
+// The wavelength unit of `table`'s column `wave` and the TNULLn of an
+// integer flux column, into `found` and `hints` (as the generic table
+// profile records them).
+void ReadUnitAndNull(fitsfile* file, const Table& table, int wave, int flux,
+                     Candidate* found, nlohmann::json* hints) {
+  LONGLONG repeat = 0;
+  if (IsInteger(table.Type(flux, &repeat))) {
+    std::string tnull = "TNULL" + std::to_string(flux);
+    if (ReadText(file, table.hdu(), tnull.c_str())) found->flux_tnull = tnull;
+  }
+  found->unit_keyword = "TUNIT" + std::to_string(wave);
+  found->unit_text =
+      ReadText(file, table.hdu(), found->unit_keyword.c_str()).value_or("");
+  std::string unit;
+  found->angstrom_per_unit = AngstromPerUnit(found->unit_text, &unit);
+  if (!unit.empty()) (*hints)["unit"] = unit;
+}
+
+// Whether `table` has a numeric column `column`; `why_not` says what is
+// wrong otherwise (`what` names it when the column is absent).
+bool NumericColumn(const Table& table, int column, const std::string& what,
+                   std::string* why_not) {
+  if (column == 0) {
+    *why_not = Hdu(table.hdu()) + ": a binary table without " + what;
+    return false;
+  }
+  LONGLONG repeat = 0;
+  if (!IsNumeric(table.Type(column, &repeat))) {
+    *why_not =
+        Hdu(table.hdu()) + ": column " + table.name(column) + " is not numeric";
+    return false;
+  }
+  return true;
+}
+
+// ESO_SDP_1D on `table`.
+std::optional<Candidate> EsoSdpCandidate(fitsfile* file, const Table& table,
+                                         nlohmann::json* hints,
+                                         std::string* why_not) {
+  const std::string at = Hdu(table.hdu()) + ": ";
+  int wave = table.FindUtype("spec:Data.SpectralAxis.Value");
+  if (wave == 0) wave = table.FindUtype("Spectrum.Data.SpectralAxis.Value");
+  int flux = table.FindUtype("spec:Data.FluxAxis.Value");
+  if (flux == 0) flux = table.FindUtype("Spectrum.Data.FluxAxis.Value");
+  const char* by = "TUTYP";
+  if (wave == 0 || flux == 0) {
+    by = "TTYPE";
+    wave = table.Find("WAVE");
+    flux = table.Find("FLUX");
+  }
+  if (!NumericColumn(table, wave,
+                     "a spectral axis column (TUTYPn "
+                     "'spec:Data.SpectralAxis.Value', or WAVE)",
+                     why_not) ||
+      !NumericColumn(table, flux,
+                     "a flux column (TUTYPn 'spec:Data.FluxAxis.Value', or "
+                     "FLUX)",
+                     why_not)) {
+    return std::nullopt;
+  }
+  if (table.rows() != 1) {
+    *why_not = at + std::to_string(table.rows()) +
+               " rows (the SDP spectrum is a single row of arrays)";
+    return std::nullopt;
+  }
+  LONGLONG wave_length = table.Length(wave, 1);
+  LONGLONG flux_length = table.Length(flux, 1);
+  std::optional<double> nelem = ReadNumber(file, table.hdu(), "NELEM");
+  if (nelem && (*nelem < 0 || *nelem != std::floor(*nelem))) {
+    throw Found{SpectrumProblem::kCorruptHeader,
+                at + "NELEM = " + FormatDouble(*nelem) + " is not a count"};
+  }
+  LONGLONG points = nelem ? static_cast<LONGLONG>(*nelem) : wave_length;
+  if (points > wave_length || points > flux_length ||
+      (!nelem && wave_length != flux_length)) {
+    *why_not = at + table.name(wave) + " holds " + std::to_string(wave_length) +
+               " values and " + table.name(flux) + " " +
+               std::to_string(flux_length) +
+               (nelem ? ", fewer than NELEM = " + std::to_string(points) : "");
+    return std::nullopt;
+  }
+  Candidate found;
+  found.hdu = table.hdu();
+  found.points = points;
+  found.wave_column = wave;
+  found.flux_column = flux;
+  *hints = {{"hdu", table.hdu()},
+            {"layout", "ARRAY_ROW"},
+            {"wavelength_column", table.name(wave)},
+            {"flux_column", table.name(flux)},
+            {"columns_by", by}};
+  if (nelem) (*hints)["NELEM"] = points;
+  ReadUnitAndNull(file, table, wave, flux, &found, hints);
+  return found;
+}
+
+// HST_X1D and IUE_MXLO on `table`: one row per order, segment or aperture,
+// the one with the most good points read.
+std::optional<Candidate> RowPerOrderCandidate(fitsfile* file,
+                                              const Table& table, bool iue,
+                                              nlohmann::json* hints,
+                                              std::string* why_not) {
+  const std::string at = Hdu(table.hdu()) + ": ";
+  int wave = table.Find("WAVELENGTH");
+  int flux = table.Find("FLUX");
+  int step = iue ? table.Find("DELTAW") : 0;
+  if (!NumericColumn(table, wave, "a WAVELENGTH column", why_not) ||
+      !NumericColumn(table, flux, "a FLUX column", why_not) ||
+      (iue && !NumericColumn(table, step, "a DELTAW column", why_not))) {
+    return std::nullopt;
+  }
+  LONGLONG repeat = 0;
+  if (iue && (table.Type(wave, &repeat) < 0 || repeat != 1)) {
+    *why_not = at + table.name(wave) +
+               " holds arrays (an MXLO row holds the first wavelength, and "
+               "DELTAW the step)";
+    return std::nullopt;
+  }
+  if (table.rows() == 0) {
+    *why_not = at + "a binary table without rows";
+    return std::nullopt;
+  }
+  const char* count_name = iue ? "NPOINTS" : "NELEM";
+  int count = table.Find(count_name);
+  int quality = table.Find(iue ? "QUALITY" : "DQ");
+  if (count != 0 && !NumericColumn(table, count, "", why_not)) {
+    return std::nullopt;
+  }
+  if (quality != 0 && !NumericColumn(table, quality, "", why_not)) {
+    return std::nullopt;
+  }
+  // HST: the DQ bits that make a point bad (SDQFLAGS), every bit without.
+  std::optional<double> sdqflags;
+  if (!iue) sdqflags = ReadNumber(file, table.hdu(), "SDQFLAGS");
+  const int64_t serious = sdqflags ? static_cast<int64_t>(*sdqflags) : ~0LL;
+
+  LONGLONG best_row = 0, best_points = 0, best_good = -1;
+  for (LONGLONG row = 1; row <= table.rows(); ++row) {
+    LONGLONG length = table.Length(flux, row);
+    if (!iue) length = std::min(length, table.Length(wave, row));
+    LONGLONG points = length;
+    if (count != 0) {
+      double value = table.Numbers(count, row, 1)[0];
+      if (!(value >= 0 && value <= static_cast<double>(length))) {
+        *why_not = at + "row " + std::to_string(row) + ": " +
+                   table.name(count) + " = " + FormatDouble(value) +
+                   " but its arrays hold " + std::to_string(length) + " values";
+        return std::nullopt;
+      }
+      points = static_cast<LONGLONG>(value);
+    }
+    std::vector<double> values = table.Numbers(flux, row, points);
+    std::vector<double> flags;
+    if (quality != 0) {
+      flags = table.Numbers(quality, row,
+                            std::min(points, table.Length(quality, row)));
+    }
+    LONGLONG good = 0;
+    for (LONGLONG i = 0; i < points; ++i) {
+      bool flagged =
+          i < static_cast<LONGLONG>(flags.size()) &&
+          (iue ? flags[i] != 0 : (static_cast<int64_t>(flags[i]) & serious));
+      if (std::isfinite(values[i]) && !flagged) ++good;
+    }
+    if (good > best_good) {
+      best_row = row;
+      best_points = points;
+      best_good = good;
+    }
+  }
+
+  Candidate found;
+  found.hdu = table.hdu();
+  found.points = best_points;
+  found.wave_column = wave;
+  found.flux_column = flux;
+  found.row = best_row;
+  *hints = {{"hdu", table.hdu()},
+            {"layout", iue ? "START_STEP" : "ROW_PER_ORDER"},
+            {"rows", table.rows()},
+            {"row", best_row},
+            {"row_rule", "MOST_GOOD_POINTS"},
+            {"good_points", best_good},
+            {"wavelength_column", table.name(wave)},
+            {"flux_column", table.name(flux)},
+            {count_name, best_points}};
+  if (quality != 0) (*hints)["quality_column"] = table.name(quality);
+  if (iue) {
+    found.start_step = true;
+    found.wave_start = table.Numbers(wave, best_row, 1)[0];
+    found.wave_step = table.Numbers(step, best_row, 1)[0];
+    (*hints)["step_column"] = table.name(step);
+    if (int aperture = table.Find("APERTURE")) {
+      (*hints)["APERTURE"] = table.Text(aperture, best_row);
+    }
+  } else {
+    if (sdqflags) (*hints)["SDQFLAGS"] = serious;
+    if (int order = table.Find("SPORDER")) {
+      (*hints)["order_column"] = table.name(order);
+      (*hints)["order"] =
+          static_cast<int64_t>(table.Numbers(order, best_row, 1)[0]);
+    } else if (int segment = table.Find("SEGMENT")) {
+      (*hints)["order_column"] = table.name(segment);
+      (*hints)["order"] = table.Text(segment, best_row);
+    }
+  }
+  ReadUnitAndNull(file, table, wave, flux, &found, hints);
+  return found;
+}
+
+// The claimed mission's profile on the binary table `hdu` (current).
+std::optional<Candidate> MissionCandidate(fitsfile* file, int hdu,
+                                          Mission mission,
+                                          nlohmann::json* hints,
+                                          std::string* why_not) {
+  Table table(file, hdu);
+  if (mission == Mission::kEsoSdp) {
+    return EsoSdpCandidate(file, table, hints, why_not);
+  }
+  return RowPerOrderCandidate(file, table, mission == Mission::kIueMxlo, hints,
+                              why_not);
+}
+
 // Reads `count` doubles of the candidate's flux (`wavelength` false) or
 // wavelength column, or its image; `undefined` gets cfitsio's null flags
 // when `flags` (BLANK or TNULLn applies).
@@ -438,8 +843,8 @@ void ReadValues(fitsfile* file, const Candidate& spectrum, bool wavelength,
     fits_read_img(file, TDOUBLE, 1, count, &no_check, values->data(), &any,
                   &status);
   } else {
-    fits_read_col(file, TDOUBLE, column, 1, 1, count, &no_check, values->data(),
-                  &any, &status);
+    fits_read_col(file, TDOUBLE, column, spectrum.row, 1, count, &no_check,
+                  values->data(), &any, &status);
   }
   if (!status && flags) {
     std::vector<double> ignored(count);
@@ -447,8 +852,8 @@ void ReadValues(fitsfile* file, const Candidate& spectrum, bool wavelength,
       fits_read_imgnull(file, TDOUBLE, 1, count, ignored.data(),
                         undefined->data(), &any, &status);
     } else {
-      fits_read_colnull(file, TDOUBLE, column, 1, 1, count, ignored.data(),
-                        undefined->data(), &any, &status);
+      fits_read_colnull(file, TDOUBLE, column, spectrum.row, 1, count,
+                        ignored.data(), undefined->data(), &any, &status);
     }
   }
   if (status) {
@@ -507,6 +912,12 @@ void CheckPoints(fitsfile* file, const Candidate& spectrum,
     for (size_t i = 0; i < wave.size(); ++i) {
       wave[i] = spectrum.crval +
                 (static_cast<double>(i) + 1 - spectrum.crpix) * spectrum.cdelt;
+    }
+  } else if (spectrum.start_step) {
+    wave.resize(spectrum.points);
+    for (size_t i = 0; i < wave.size(); ++i) {
+      wave[i] =
+          spectrum.wave_start + static_cast<double>(i) * spectrum.wave_step;
     }
   } else {
     ReadValues(file, spectrum, true, false, &wave, &undefined);
@@ -570,7 +981,7 @@ Found Truncated(const std::filesystem::path& path, LONGLONG start,
 
 // Steps 2 to 6 of CheckSpectrum on a file that starts with a SIMPLE card.
 void CheckFits(const std::filesystem::path& path, LONGLONG size,
-               SpectrumCheck* result) {
+               const nlohmann::json& provider_hints, SpectrumCheck* result) {
   int status = 0;
   fitsfile* raw = nullptr;
   if (fits_open_diskfile(&raw, path.c_str(), READONLY, &status)) {
@@ -623,7 +1034,10 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
   }
 
   // 3. The profile, and 4. the checksums of every HDU.
+  Claim claim;
   std::optional<Candidate> spectrum;
+  // Why the claimed mission's table does not have its layout.
+  std::optional<std::string> not_the_claim;
   std::vector<std::string> passed_over;
   std::optional<std::string> mismatch;
   std::vector<std::optional<std::string>> checksums;
@@ -649,11 +1063,18 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
     } else if (!mismatch && hdu_ok < 0) {
       mismatch = Hdu(hdu) + ": CHECKSUM does not match the HDU";
     }
-    if (spectrum) continue;
+    if (hdu == 1) claim = ReadClaim(file.get(), provider_hints);
+    if (spectrum || not_the_claim) continue;
     nlohmann::json hints;
     std::string why_not;
     int type = types[hdu - 1];
-    if (type == IMAGE_HDU) {
+    if (claim.mission != Mission::kNone) {
+      // The claimed format's table is its first binary table.
+      if (type != BINARY_TBL) continue;
+      spectrum =
+          MissionCandidate(file.get(), hdu, claim.mission, &hints, &why_not);
+      if (!spectrum) not_the_claim = why_not;
+    } else if (type == IMAGE_HDU) {
       spectrum = ImageCandidate(file.get(), hdu, &hints, &why_not);
     } else if (type == BINARY_TBL) {
       spectrum = TableCandidate(file.get(), hdu, &hints, &why_not);
@@ -664,9 +1085,15 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
       passed_over.push_back(why_not);
       continue;
     }
+    const char* profile = spectrum->image ? "IMAGE_1D_WCS" : "BINTABLE_COLUMNS";
+    if (claim.mission != Mission::kNone) {
+      profile = MissionProfile(claim.mission);
+      hints["selected_by"] = claim.by_header ? "header" : "provider_hints";
+      hints["header"] = claim.header;
+    }
+    if (!provider_hints.is_null()) hints["provider_hints"] = provider_hints;
     result->profile =
-        ProfileSelection{spectrum->image ? "IMAGE_1D_WCS" : "BINTABLE_COLUMNS",
-                         hints, HeaderSignature(file.get(), hdu)};
+        ProfileSelection{profile, hints, HeaderSignature(file.get(), hdu)};
     result->points = spectrum->points;
   }
   result->fits_checksum = checksums[spectrum ? spectrum->hdu - 1 : 0];
@@ -674,6 +1101,12 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
   if (mismatch) throw Found{SpectrumProblem::kChecksumMismatch, *mismatch};
 
   // 5. and 6.
+  if (claim.mission != Mission::kNone && !spectrum) {
+    throw Found{SpectrumProblem::kNoSpectrum,
+                claim.named_by + " the profile " +
+                    MissionProfile(claim.mission) + ", but " +
+                    not_the_claim.value_or("the file has no binary table")};
+  }
   if (!spectrum) {
     std::string detail =
         "no 1-D image with a wavelength WCS and no binary table with "
@@ -688,7 +1121,8 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
 
 }  // namespace
 
-SpectrumCheck CheckSpectrum(const std::filesystem::path& file) {
+SpectrumCheck CheckSpectrum(const std::filesystem::path& file,
+                            const nlohmann::json& provider_hints) {
   std::ifstream in = internal::OpenRegularFile(file, "CheckSpectrum");
   char head[9] = {};
   in.read(head, sizeof head);
@@ -710,7 +1144,7 @@ SpectrumCheck CheckSpectrum(const std::filesystem::path& file) {
       throw Found{SpectrumProblem::kNotFits,
                   "the file does not start with a SIMPLE card"};
     }
-    CheckFits(file, static_cast<LONGLONG>(size), &result);
+    CheckFits(file, static_cast<LONGLONG>(size), provider_hints, &result);
   } catch (const Found& found) {
     result.problem = found.problem;
     result.detail = found.detail;

@@ -521,6 +521,336 @@ TEST_F(HandWrittenTest, TableNullsAndNanWavelengths) {
                 "flux[6] is undefined (TNULL2)");
 }
 
+// --- The real providers' products (spectrum.h, ProfileSelection) ---------
+
+TEST_F(SpectrumTest, EsoSdpUvesIsReadByItsUtypes) {
+  SpectrumCheck check = Check(SpectrumFixture::kEsoSdpUves);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.points, 40);
+  EXPECT_EQ(check.wavelength_min_angstrom, 4800);
+  EXPECT_EQ(check.wavelength_max_angstrom, 4995);
+  EXPECT_TRUE(check.checksum_verified);
+  ASSERT_TRUE(check.profile.has_value());
+  EXPECT_EQ(
+      check.profile->ToJson(),
+      nlohmann::json({{"profile", "ESO_SDP_1D"},
+                      {"hints",
+                       {{"hdu", 2},
+                        {"layout", "ARRAY_ROW"},
+                        {"wavelength_column", "WAVE"},
+                        {"flux_column", "FLUX"},
+                        {"columns_by", "TUTYP"},
+                        {"NELEM", 40},
+                        {"unit", "Angstrom"},
+                        {"selected_by", "header"},
+                        {"header",
+                         {{"PRODCATG", "SCIENCE.SPECTRUM"},
+                          {"ORIGIN", "ESO"},
+                          {"TELESCOP", "ESO-VLT-U2"},
+                          {"INSTRUME", "UVES"}}}}},
+                      {"header_signature", check.profile->header_signature}}));
+  EXPECT_TRUE(IsLowerHex64(check.profile->header_signature));
+}
+
+TEST_F(SpectrumTest, HstStisX1dReadsTheOrderWithTheMostGoodPoints) {
+  SpectrumCheck check = Check(SpectrumFixture::kHstStisX1d);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  // Row 2, SPORDER 86: 2310 to 2341 Angstrom.
+  EXPECT_EQ(check.points, 32);
+  EXPECT_EQ(check.wavelength_min_angstrom, 2310);
+  EXPECT_EQ(check.wavelength_max_angstrom, 2341);
+  EXPECT_TRUE(check.checksum_verified);
+  ASSERT_TRUE(check.profile.has_value());
+  EXPECT_EQ(
+      check.profile->ToJson(),
+      nlohmann::json({{"profile", "HST_X1D"},
+                      {"hints",
+                       {{"hdu", 2},
+                        {"layout", "ROW_PER_ORDER"},
+                        {"rows", 3},
+                        {"row", 2},
+                        {"row_rule", "MOST_GOOD_POINTS"},
+                        {"good_points", 31},
+                        {"order_column", "SPORDER"},
+                        {"order", 86},
+                        {"wavelength_column", "WAVELENGTH"},
+                        {"flux_column", "FLUX"},
+                        {"quality_column", "DQ"},
+                        {"SDQFLAGS", 31743},
+                        {"NELEM", 32},
+                        {"unit", "Angstrom"},
+                        {"selected_by", "header"},
+                        {"header",
+                         {{"ORIGIN", "HSTIO/CFITSIO March 2010"},
+                          {"TELESCOP", "HST"},
+                          {"INSTRUME", "STIS"}}}}},
+                      {"header_signature", check.profile->header_signature}}));
+}
+
+TEST_F(SpectrumTest, IueSwpMxloComputesItsWavelengthsFromStartAndStep) {
+  SpectrumCheck check = Check(SpectrumFixture::kIueSwpMxlo);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.points, 64);
+  EXPECT_EQ(check.wavelength_min_angstrom, 1130);
+  EXPECT_EQ(check.wavelength_max_angstrom, 1130 + 63 * 14);
+  EXPECT_FALSE(check.checksum_verified);  // NEWSIPS wrote none
+  EXPECT_FALSE(check.fits_checksum.has_value());
+  ASSERT_TRUE(check.profile.has_value());
+  EXPECT_EQ(
+      check.profile->ToJson(),
+      nlohmann::json({{"profile", "IUE_MXLO"},
+                      {"hints",
+                       {{"hdu", 2},
+                        {"layout", "START_STEP"},
+                        {"rows", 1},
+                        {"row", 1},
+                        {"row_rule", "MOST_GOOD_POINTS"},
+                        {"good_points", 59},
+                        {"APERTURE", "LARGE"},
+                        {"wavelength_column", "WAVELENGTH"},
+                        {"step_column", "DELTAW"},
+                        {"flux_column", "FLUX"},
+                        {"quality_column", "QUALITY"},
+                        {"NPOINTS", 64},
+                        {"unit", "Angstrom"},
+                        {"selected_by", "header"},
+                        {"header", {{"ORIGIN", "GSFC"}, {"TELESCOP", "IUE"}}}}},
+                      {"header_signature", check.profile->header_signature}}));
+}
+
+TEST_F(SpectrumTest, TheProvidersHintsAreRecordedAsGiven) {
+  const nlohmann::json eso = {
+      {"provider", "ESO"}, {"collection", "UVES"}, {"instrument", "UVES"}};
+  SpectrumCheck check = CheckSpectrum(Write(SpectrumFixture::kEsoSdpUves), eso);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.profile->profile, "ESO_SDP_1D");
+  EXPECT_EQ(check.profile->hints["provider_hints"], eso);
+  EXPECT_EQ(check.profile->hints["selected_by"], "header");
+
+  // A generic profile records them too; without hints there is no member.
+  const nlohmann::json mast = {{"provider", "MAST"},
+                               {"productSubGroupDescription", "SPEC"}};
+  check = CheckSpectrum(Write(SpectrumFixture::kValidImageWcs), mast);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.profile->hints, nlohmann::json({{"hdu", 1},
+                                                  {"NAXIS", 1},
+                                                  {"CTYPE1", "WAVE"},
+                                                  {"CUNIT1", "Angstrom"},
+                                                  {"dispersion", "CDELT1"},
+                                                  {"unit", "Angstrom"},
+                                                  {"provider_hints", mast}}));
+  EXPECT_FALSE(CheckSpectrum(Write(SpectrumFixture::kValidImageWcs))
+                   .profile->hints.contains("provider_hints"));
+  // Whatever JSON they are.
+  check = CheckSpectrum(Write(SpectrumFixture::kValidTable), "MAST");
+  EXPECT_EQ(check.profile->hints["provider_hints"], "MAST");
+  EXPECT_EQ(check.profile->profile, "BINTABLE_COLUMNS");
+}
+
+TEST_F(SpectrumTest, TheHeaderWinsOverTheHints) {
+  SpectrumCheck check = CheckSpectrum(
+      Write(SpectrumFixture::kHstStisX1d),
+      {{"provider", "MAST"}, {"productSubGroupDescription", "MXLO"}});
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.profile->profile, "HST_X1D");
+  EXPECT_EQ(check.profile->hints["selected_by"], "header");
+}
+
+TEST_F(SpectrumTest, AMislabelledHeaderIsNoSpectrumSayingWhatIsMissing) {
+  // A table of WAVE and FLUX (which BINTABLE_COLUMNS reads) that claims to
+  // be an HST x1d.
+  SpectrumCheck check = Check(SpectrumFixture::kMislabelledHst);
+  ExpectProblem(check, SpectrumProblem::kNoSpectrum,
+                "the header (TELESCOP 'HST', INSTRUME 'STIS') names the "
+                "profile HST_X1D, but HDU 2: a binary table without a "
+                "WAVELENGTH column");
+  EXPECT_FALSE(check.profile.has_value());
+  EXPECT_TRUE(check.checksum_verified);
+  // Its checksums are the primary HDU's (no profile was chosen).
+  EXPECT_TRUE(check.fits_checksum.has_value());
+}
+
+// Files in the providers' layouts with one thing changed, written here.
+class ProviderLayoutTest : public SpectrumTest {
+ protected:
+  // Opens `file` for changes at HDU `hdu`.
+  fitsfile* Open(const fs::path& file, int hdu) {
+    fitsfile* raw = nullptr;
+    fits_open_diskfile(&raw, file.c_str(), READWRITE, &status_);
+    fits_movabs_hdu(raw, hdu, nullptr, &status_);
+    return raw;
+  }
+  // Closes `raw` with the checksums of its current HDU made right for the
+  // change, which is then all that the file has wrong.
+  void Close(fitsfile* raw) {
+    fits_write_chksum(raw, &status_);
+    fits_close_file(raw, &status_);
+    ASSERT_EQ(status_, 0);
+  }
+  int status_ = 0;
+};
+
+TEST_F(ProviderLayoutTest, AnIueHeaderOnATableOfArraysOrWithoutDeltaw) {
+  fs::path file = Write(SpectrumFixture::kValidTable);
+  fitsfile* raw = Open(file, 1);
+  fits_write_key_str(raw, "TELESCOP", "IUE", nullptr, &status_);
+  Close(raw);
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kNoSpectrum,
+                "the header (TELESCOP 'IUE') names the profile IUE_MXLO, but "
+                "HDU 2: a binary table without a WAVELENGTH column");
+
+  file = Write(SpectrumFixture::kIueSwpMxlo, "mxlo.fits");
+  raw = Open(file, 2);
+  fits_delete_col(raw, 4, &status_);  // DELTAW
+  Close(raw);
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kNoSpectrum,
+                "the header (TELESCOP 'IUE') names the profile IUE_MXLO, but "
+                "HDU 2: a binary table without a DELTAW column");
+}
+
+TEST_F(ProviderLayoutTest, AnEsoProductOfSeveralRowsOrWithTooSmallArrays) {
+  fs::path file = Write(SpectrumFixture::kEsoSdpUves);
+  fitsfile* raw = Open(file, 2);
+  fits_insert_rows(raw, 1, 1, &status_);
+  Close(raw);
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kNoSpectrum,
+                "the header (PRODCATG 'SCIENCE.SPECTRUM') names the profile "
+                "ESO_SDP_1D, but HDU 2: 2 rows (the SDP spectrum is a single "
+                "row of arrays)");
+
+  file = Write(SpectrumFixture::kEsoSdpUves, "nelem.fits");
+  raw = Open(file, 2);
+  fits_update_key_lng(raw, "NELEM", 41, nullptr, &status_);
+  Close(raw);
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kNoSpectrum,
+                "the header (PRODCATG 'SCIENCE.SPECTRUM') names the profile "
+                "ESO_SDP_1D, but HDU 2: WAVE holds 40 values and FLUX 40, "
+                "fewer than NELEM = 41");
+
+  // NELEM below the arrays: the first NELEM points.
+  file = Write(SpectrumFixture::kEsoSdpUves, "short.fits");
+  raw = Open(file, 2);
+  fits_update_key_lng(raw, "NELEM", 20, nullptr, &status_);
+  Close(raw);
+  SpectrumCheck check = CheckSpectrum(file);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.points, 20);
+  EXPECT_EQ(check.wavelength_max_angstrom, 4895);
+  EXPECT_EQ(check.profile->hints["NELEM"], 20);
+}
+
+TEST_F(ProviderLayoutTest, EsoWithoutUtypesIsReadByTheColumnNames) {
+  fs::path file = Write(SpectrumFixture::kEsoSdpUves);
+  fitsfile* raw = Open(file, 2);
+  for (const char* key : {"TUTYP1", "TUTYP2", "TUTYP3", "TUTYP4", "TUTYP5"}) {
+    fits_delete_key(raw, key, &status_);
+  }
+  Close(raw);
+  SpectrumCheck check = CheckSpectrum(file);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.profile->hints["columns_by"], "TTYPE");
+  EXPECT_EQ(check.profile->hints["flux_column"], "FLUX");
+}
+
+TEST_F(ProviderLayoutTest, WithoutSdqflagsEveryDqBitIsBad) {
+  fs::path file = Write(SpectrumFixture::kHstStisX1d);
+  fitsfile* raw = Open(file, 2);
+  fits_delete_key(raw, "SDQFLAGS", &status_);
+  Close(raw);
+  SpectrumCheck check = CheckSpectrum(file);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  // Row 2 now has 13 bad points; row 3 (SPORDER 85) has 30 good ones.
+  EXPECT_EQ(check.profile->hints["row"], 3);
+  EXPECT_EQ(check.profile->hints["order"], 85);
+  EXPECT_EQ(check.profile->hints["good_points"], 30);
+  EXPECT_FALSE(check.profile->hints.contains("SDQFLAGS"));
+  EXPECT_EQ(check.wavelength_min_angstrom, 2337);
+}
+
+TEST_F(ProviderLayoutTest, AnNelemBeyondTheArraysIsNoSpectrum) {
+  fs::path file = Write(SpectrumFixture::kHstStisX1d);
+  fitsfile* raw = Open(file, 2);
+  short nelem = 33;
+  fits_write_col(raw, TSHORT, 2, 3, 1, 1, &nelem, &status_);
+  Close(raw);
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kNoSpectrum,
+                "the header (TELESCOP 'HST', INSTRUME 'STIS') names the "
+                "profile HST_X1D, but HDU 2: row 3: NELEM = 33 but its arrays "
+                "hold 32 values");
+}
+
+TEST_F(ProviderLayoutTest, ACosX1dNamesItsSegment) {
+  // COS: SEGMENT instead of SPORDER; the FUVA row has more good points.
+  fitsfile* raw = nullptr;
+  fs::path file = dir_ / "cos.fits";
+  fits_create_diskfile(&raw, file.c_str(), &status_);
+  fits_create_img(raw, BYTE_IMG, 0, nullptr, &status_);
+  fits_write_key_str(raw, "TELESCOP", "HST", nullptr, &status_);
+  fits_write_key_str(raw, "INSTRUME", "COS", nullptr, &status_);
+  char* names[] = {const_cast<char*>("SEGMENT"), const_cast<char*>("NELEM"),
+                   const_cast<char*>("WAVELENGTH"), const_cast<char*>("FLUX"),
+                   const_cast<char*>("DQ")};
+  char* forms[] = {const_cast<char*>("4A"), const_cast<char*>("1J"),
+                   const_cast<char*>("16D"), const_cast<char*>("16E"),
+                   const_cast<char*>("16I")};
+  fits_create_tbl(raw, BINARY_TBL, 2, 5, names, forms, nullptr, "SCI",
+                  &status_);
+  char* segments[] = {const_cast<char*>("FUVA"), const_cast<char*>("FUVB")};
+  fits_write_col_str(raw, 1, 1, 1, 2, segments, &status_);
+  for (LONGLONG row = 1; row <= 2; ++row) {
+    int nelem = 16;
+    std::vector<double> wave(16);
+    std::vector<float> flux(16, 1e-14f);
+    std::vector<short> dq(16, row == 1 ? 0 : 8);
+    for (int i = 0; i < 16; ++i) wave[i] = (row == 1 ? 1300 : 1150) + 10.0 * i;
+    fits_write_col(raw, TINT, 2, row, 1, 1, &nelem, &status_);
+    fits_write_col(raw, TDOUBLE, 3, row, 1, 16, wave.data(), &status_);
+    fits_write_col(raw, TFLOAT, 4, row, 1, 16, flux.data(), &status_);
+    fits_write_col(raw, TSHORT, 5, row, 1, 16, dq.data(), &status_);
+  }
+  Close(raw);
+  SpectrumCheck check = CheckSpectrum(file);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.profile->profile, "HST_X1D");
+  EXPECT_EQ(check.profile->hints["order_column"], "SEGMENT");
+  EXPECT_EQ(check.profile->hints["order"], "FUVA");
+  EXPECT_EQ(check.profile->hints["good_points"], 16);
+  EXPECT_EQ(check.profile->hints["header"],
+            nlohmann::json({{"TELESCOP", "HST"}, {"INSTRUME", "COS"}}));
+  EXPECT_EQ(check.wavelength_min_angstrom, 1300);
+}
+
+TEST_F(ProviderLayoutTest, HintsNameTheProfileOfAHeaderThatNamesNone) {
+  // An MXLO whose primary header lost TELESCOP.
+  fs::path file = Write(SpectrumFixture::kIueSwpMxlo);
+  fitsfile* raw = Open(file, 1);
+  fits_delete_key(raw, "TELESCOP", &status_);
+  Close(raw);
+  // Alone, its table is passed over: WAVELENGTH holds one value a row.
+  ExpectProblem(CheckSpectrum(file), SpectrumProblem::kNoSpectrum,
+                "no 1-D image with a wavelength WCS and no binary table with "
+                "wavelength and flux columns: HDU 1: no data; HDU 2: "
+                "WAVELENGTH holds 1 values and FLUX 64");
+  const nlohmann::json hints = {{"provider", "MAST"},
+                                {"productSubGroupDescription", "MXLO"}};
+  SpectrumCheck check = CheckSpectrum(file, hints);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.profile->profile, "IUE_MXLO");
+  EXPECT_EQ(check.profile->hints["selected_by"], "provider_hints");
+  EXPECT_EQ(check.profile->hints["header"],
+            nlohmann::json({{"ORIGIN", "GSFC"}}));
+  EXPECT_EQ(check.profile->hints["provider_hints"], hints);
+
+  // And the hints' profile binds as the header's would.
+  ExpectProblem(
+      CheckSpectrum(Write(SpectrumFixture::kValidTable, "t.fits"),
+                    {{"productSubGroupDescription", "x1d"}}),
+      SpectrumProblem::kNoSpectrum,
+      "the provider's hints (productSubGroupDescription 'x1d') name the "
+      "profile HST_X1D, but HDU 2: a binary table without a WAVELENGTH "
+      "column");
+}
+
 // The committed files (novacat_write_fits_fixtures fixtures) are what the
 // writer writes today.
 TEST(CommittedSpectraTest, EachGivesItsResult) {
@@ -530,6 +860,20 @@ TEST(CommittedSpectraTest, EachGivesItsResult) {
             SpectrumProblem::kNonFiniteFlux);
   EXPECT_EQ(CheckSpectrum("fixtures/spectra/wrong_datasum.fits").problem,
             SpectrumProblem::kChecksumMismatch);
+  EXPECT_EQ(
+      CheckSpectrum("fixtures/spectra/eso_sdp_uves.fits").profile->profile,
+      "ESO_SDP_1D");
+  EXPECT_EQ(
+      CheckSpectrum("fixtures/spectra/hst_stis_x1d.fits").profile->profile,
+      "HST_X1D");
+  EXPECT_EQ(
+      CheckSpectrum("fixtures/spectra/iue_swp_mxlo.fits").profile->profile,
+      "IUE_MXLO");
+  for (const char* name :
+       {"eso_sdp_uves.fits", "hst_stis_x1d.fits", "iue_swp_mxlo.fits"}) {
+    EXPECT_TRUE(CheckSpectrum(fs::path("fixtures/spectra") / name).valid())
+        << name;
+  }
 }
 
 TEST(CommittedSpectraTest, TheWriterIsDeterministic) {
@@ -538,6 +882,9 @@ TEST(CommittedSpectraTest, TheWriterIsDeterministic) {
       {"valid_table.fits", SpectrumFixture::kValidTable},
       {"nan_flux.fits", SpectrumFixture::kNanFlux},
       {"wrong_datasum.fits", SpectrumFixture::kWrongDatasum},
+      {"eso_sdp_uves.fits", SpectrumFixture::kEsoSdpUves},
+      {"hst_stis_x1d.fits", SpectrumFixture::kHstStisX1d},
+      {"iue_swp_mxlo.fits", SpectrumFixture::kIueSwpMxlo},
   };
   fs::path dir = fs::temp_directory_path() /
                  ("novacat_fits_writer_" + std::to_string(::getpid()));

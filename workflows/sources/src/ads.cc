@@ -18,7 +18,7 @@ namespace {
 constexpr char kAdsFields[] = "bibcode,title,pubdate,doctype,doi";
 constexpr char kAdsSort[] = "date asc";
 
-std::string Lower(std::string_view text) {
+std::string AdsLowerCase(std::string_view text) {
   std::string out(text);
   for (char& c : out)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -26,7 +26,7 @@ std::string Lower(std::string_view text) {
 }
 
 // A name as a Solr phrase: in quotes, with '"' and '\' escaped.
-std::string Phrase(std::string_view name) {
+std::string AdsPhrase(std::string_view name) {
   std::string out = "\"";
   for (char c : name) {
     if (c == '"' || c == '\\') out += '\\';
@@ -36,7 +36,7 @@ std::string Phrase(std::string_view name) {
 }
 
 // `text` with every occurrence of `secret` replaced by "<token>".
-std::string Redact(std::string text, const std::string& secret) {
+std::string RedactAdsToken(std::string text, const std::string& secret) {
   if (secret.empty()) return text;
   for (size_t at = text.find(secret); at != std::string::npos;
        at = text.find(secret, at + 7))
@@ -44,33 +44,36 @@ std::string Redact(std::string text, const std::string& secret) {
   return text;
 }
 
-std::optional<int64_t> Integer(const std::string& text) {
+std::optional<int64_t> AdsHeaderInteger(const std::string& text) {
   int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(),
-                                   value);
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
     return std::nullopt;
   return value;
 }
 
-std::optional<AdsRateLimit> RateLimitOf(const HttpReply& reply) {
-  std::optional<int64_t> limit = Integer(reply.Header("x-ratelimit-limit"));
+std::optional<AdsRateLimit> AdsRateLimitOf(const HttpReply& reply) {
+  std::optional<int64_t> limit =
+      AdsHeaderInteger(reply.Header("x-ratelimit-limit"));
   std::optional<int64_t> remaining =
-      Integer(reply.Header("x-ratelimit-remaining"));
-  std::optional<int64_t> reset = Integer(reply.Header("x-ratelimit-reset"));
+      AdsHeaderInteger(reply.Header("x-ratelimit-remaining"));
+  std::optional<int64_t> reset =
+      AdsHeaderInteger(reply.Header("x-ratelimit-reset"));
   if (!limit || !remaining || !reset) return std::nullopt;
-  return AdsRateLimit{.limit = *limit, .remaining = *remaining,
-                      .reset = *reset};
+  return AdsRateLimit{
+      .limit = *limit, .remaining = *remaining, .reset = *reset};
 }
 
-[[noreturn]] void Malformed(const std::string& name, const std::string& what) {
+[[noreturn]] void AdsMalformed(const std::string& name,
+                               const std::string& what) {
   throw ClientError(ClientFailure::kMalformedResponse,
                     name + ": malformed answer: " + what);
 }
 
 // A string member, or the first item of a list member, when it is a
 // non-empty string.
-std::optional<std::string> First(const json& doc, const char* member) {
+std::optional<std::string> AdsFirstString(const json& doc, const char* member) {
   auto it = doc.find(member);
   if (it == doc.end()) return std::nullopt;
   const json* value = &*it;
@@ -83,6 +86,27 @@ std::optional<std::string> First(const json& doc, const char* member) {
   return value->get<std::string>();
 }
 
+// The reference candidate of one ADS record (ads.h); `at` names the record
+// in messages.
+json AdsCandidate(const json& doc, const std::string& name,
+                  const std::string& at) {
+  if (!doc.is_object()) AdsMalformed(name, at + " is not an object");
+  auto bibcode = doc.find("bibcode");
+  if (bibcode == doc.end() || !bibcode->is_string() ||
+      bibcode->get_ref<const std::string&>().empty())
+    AdsMalformed(name, at + " has no bibcode");
+  std::optional<std::string> doctype = AdsFirstString(doc, "doctype");
+  json candidate = {{"source", "ADS"}, {"bibcode", *bibcode}};
+  if (auto doi = AdsFirstString(doc, "doi")) candidate["doi"] = *doi;
+  if (auto title = AdsFirstString(doc, "title")) candidate["title"] = *title;
+  if (auto pubdate = AdsFirstString(doc, "pubdate"))
+    candidate["publication_date"] = *pubdate;
+  candidate["role"] = std::string(domain::ToString(domain::PublicationRole(
+      bibcode->get_ref<const std::string&>(), doctype.value_or(""))));
+  if (doctype) candidate["doctype"] = *doctype;
+  return candidate;
+}
+
 }  // namespace
 
 std::string AdsObjectQuery(const std::vector<std::string>& names) {
@@ -90,10 +114,10 @@ std::string AdsObjectQuery(const std::vector<std::string>& names) {
   std::vector<std::string> phrases;
   for (const std::string& name : names) {
     if (name.find_first_not_of(" \t") == std::string::npos) continue;
-    std::string key = Lower(name);
+    std::string key = AdsLowerCase(name);
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(std::move(key));
-    phrases.push_back(Phrase(name));
+    phrases.push_back(AdsPhrase(name));
   }
   if (phrases.empty()) return "";
   if (phrases.size() == 1) return "object:" + phrases.front();
@@ -104,7 +128,8 @@ std::string AdsObjectQuery(const std::vector<std::string>& names) {
 }
 
 Ads::Ads(Service service, std::string token, Clock& clock)
-    : http_(std::move(service), clock), token_(std::move(token)),
+    : http_(std::move(service), clock),
+      token_(std::move(token)),
       clock_(clock) {}
 
 json Ads::Page(const std::string& q, int64_t start, int64_t budget_ms) {
@@ -124,22 +149,22 @@ json Ads::Page(const std::string& q, int64_t start, int64_t budget_ms) {
     reply = http_.Fetch(request);
   } catch (const ClientError& e) {
     // The service's own message is quoted: it must not carry the token.
-    throw ClientError(e.failure(), Redact(e.what(), token_));
+    throw ClientError(e.failure(), RedactAdsToken(e.what(), token_));
   }
-  rate_limit_ = RateLimitOf(reply);
+  rate_limit_ = AdsRateLimitOf(reply);
   json body = json::parse(reply.body, nullptr, false);
-  if (body.is_discarded()) Malformed(name, "not JSON");
+  if (body.is_discarded()) AdsMalformed(name, "not JSON");
   const json* response = body.is_object() && body.contains("response")
                              ? &body["response"]
                              : nullptr;
   if (!response || !response->is_object())
-    Malformed(name, "no response object");
+    AdsMalformed(name, "no response object");
   if (!response->contains("docs") || !(*response)["docs"].is_array())
-    Malformed(name, "response.docs is not a list");
+    AdsMalformed(name, "response.docs is not a list");
   if (!response->contains("numFound") ||
       !(*response)["numFound"].is_number_integer() ||
       (*response)["numFound"].get<int64_t>() < 0)
-    Malformed(name, "response.numFound is not a count");
+    AdsMalformed(name, "response.numFound is not a count");
   return std::move(body["response"]);
 }
 
@@ -149,9 +174,9 @@ std::vector<json> Ads::Fetch(const domain::ReferenceQuery& query) {
   const std::string& name = http_.service().name;
   const std::string q = AdsObjectQuery(query.names);
   if (q.empty())
-    throw ClientError(ClientFailure::kInvalidRequest,
-                      name + ": no name to search for (nova " +
-                          query.nova_id + ")");
+    throw ClientError(
+        ClientFailure::kInvalidRequest,
+        name + ": no name to search for (nova " + query.nova_id + ")");
   if (token_.empty())
     throw ClientError(ClientFailure::kInvalidRequest,
                       name + ": no API token configured");
@@ -161,28 +186,11 @@ std::vector<json> Ads::Fetch(const domain::ReferenceQuery& query) {
     int64_t spent = duration_cast<milliseconds>(clock_.Now() - begin).count();
     json response = Page(q, start, query.budget_ms - spent);
     const json& docs = response["docs"];
-    for (size_t i = 0; i < docs.size() && candidates.size() <
-                                              static_cast<size_t>(kAdsMaxRecords);
+    for (size_t i = 0; i < docs.size() &&
+                       candidates.size() < static_cast<size_t>(kAdsMaxRecords);
          ++i) {
-      const json& doc = docs[i];
-      std::string at = "response.docs[" + std::to_string(start + i) + "]";
-      if (!doc.is_object()) Malformed(name, at + " is not an object");
-      std::optional<std::string> bibcode;
-      if (auto it = doc.find("bibcode"); it != doc.end() && it->is_string() &&
-                                         !it->get_ref<const std::string&>()
-                                              .empty())
-        bibcode = it->get<std::string>();
-      if (!bibcode) Malformed(name, at + " has no bibcode");
-      std::optional<std::string> doctype = First(doc, "doctype");
-      json candidate = {{"source", "ADS"}, {"bibcode", *bibcode}};
-      if (auto doi = First(doc, "doi")) candidate["doi"] = *doi;
-      if (auto title = First(doc, "title")) candidate["title"] = *title;
-      if (auto pubdate = First(doc, "pubdate"))
-        candidate["publication_date"] = *pubdate;
-      candidate["role"] = std::string(domain::ToString(
-          domain::PublicationRole(*bibcode, doctype.value_or(""))));
-      if (doctype) candidate["doctype"] = *doctype;
-      candidates.push_back(std::move(candidate));
+      candidates.push_back(AdsCandidate(
+          docs[i], name, "response.docs[" + std::to_string(start + i) + "]"));
     }
     start += static_cast<int64_t>(docs.size());
     // The last page: ADS has no more, or answered an empty page (a count

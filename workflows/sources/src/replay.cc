@@ -3,7 +3,9 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -15,11 +17,10 @@
 
 namespace novacat::sources {
 
-namespace {
-
-using nlohmann::json;
-
-constexpr std::string_view kFormat = "novacat.recordings/1";
+// The recordings as ReplayServer::State holds them (a named namespace: a
+// member of a class with external linkage must not have a type of an
+// anonymous one).
+namespace replay_internal {
 
 struct Response {
   int status = 200;
@@ -31,11 +32,21 @@ struct Exchange {
   std::string service;
   std::string method;
   std::string path;
-  std::optional<json> params;  // an object: name -> string or JSON
-  std::optional<json> body;    // the JSON body
+  std::optional<nlohmann::json> params;  // name -> string or JSON
+  std::optional<nlohmann::json> body;    // the JSON body
   std::vector<Response> responses;
   size_t served = 0;
 };
+
+}  // namespace replay_internal
+
+namespace {
+
+using nlohmann::json;
+using replay_internal::Exchange;
+using replay_internal::Response;
+
+constexpr std::string_view kFormat = "novacat.recordings/1";
 
 [[noreturn]] void Broken(const std::filesystem::path& file,
                          const std::string& what) {
@@ -145,9 +156,10 @@ const std::vector<std::string>& RecordedServices() {
 struct ReplayServer::State {
   httplib::Server server;
   std::thread thread;
+  std::atomic<bool> listening_ended{false};
   int port = 0;
   mutable std::mutex mutex;
-  std::vector<Exchange> exchanges;
+  std::vector<replay_internal::Exchange> exchanges;
   std::vector<std::string> unmatched;
 
   void Answer(const httplib::Request& req, httplib::Response& res) {
@@ -220,8 +232,15 @@ ReplayServer::ReplayServer(const std::filesystem::path& root, int port)
         "127.0.0.1:" +
         std::to_string(port));
   // Bound already: a request sent before the loop starts waits in the
-  // listen backlog.
-  state->thread = std::thread([state] { state->server.listen_after_bind(); });
+  // listen backlog. The loop must be running before the constructor
+  // returns, since httplib's stop() does nothing to a loop not yet started
+  // (which would then never end).
+  state->thread = std::thread([state] {
+    state->server.listen_after_bind();
+    state->listening_ended = true;
+  });
+  while (!state->server.is_running() && !state->listening_ended)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 ReplayServer::~ReplayServer() {

@@ -1,7 +1,9 @@
 // novacat_write_fits_fixtures <dir>: writes the committed FITS fixtures under
 // <dir> (the repository's fixtures/): spectra/valid_image_wcs.fits,
-// spectra/valid_table.fits, spectra/nan_flux.fits, spectra/wrong_datasum.fits
-// and photometry/v1500cyg_aavso.fits (the rows of the hand-written
+// spectra/valid_table.fits, spectra/nan_flux.fits, spectra/wrong_datasum.fits,
+// the real providers' layouts spectra/eso_sdp_uves.fits,
+// spectra/hst_stis_x1d.fits and spectra/iue_swp_mxlo.fits, and
+// photometry/v1500cyg_aavso.fits (the rows of the hand-written
 // photometry/v1500cyg_aavso.csv). The output is deterministic, so a rerun
 // changes no committed byte unless the writer changed.
 #include <exception>
@@ -25,6 +27,9 @@ int main(int argc, char** argv) {
         {"valid_table.fits", SpectrumFixture::kValidTable},
         {"nan_flux.fits", SpectrumFixture::kNanFlux},
         {"wrong_datasum.fits", SpectrumFixture::kWrongDatasum},
+        {"eso_sdp_uves.fits", SpectrumFixture::kEsoSdpUves},
+        {"hst_stis_x1d.fits", SpectrumFixture::kHstStisX1d},
+        {"iue_swp_mxlo.fits", SpectrumFixture::kIueSwpMxlo},
     };
     for (const auto& [name, kind] : spectra) {
       novacat::fits::WriteSpectrumFixture(dir / "spectra" / name, kind);

@@ -110,9 +110,10 @@ bool IsCredibleRole(ReferenceRole role);
 // DISCOVERY; "catalog" CATALOG; "erratum" ERRATUM; "article", "eprint",
 // "inproceedings", "inbook", "abstract" ANALYSIS (work on the object,
 // which cannot predate its discovery); anything else OTHER. Without a
-// doctype (SIMBAD), from the bibcode's journal (characters 5-9): IAUC,
-// CBET, ATel DISCOVERY; any other journal ANALYSIS; a text too short to be
-// a bibcode OTHER.
+// doctype (SIMBAD), from the bibcode's journal (characters 5-9, known by
+// its first four, since ATel's five-digit numbers run into it: IAUC, CBET,
+// ATel) DISCOVERY; any other journal ANALYSIS; a text too short to be a
+// bibcode OTHER.
 ReferenceRole PublicationRole(std::string_view bibcode,
                               std::string_view doctype);
 

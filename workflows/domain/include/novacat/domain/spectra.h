@@ -31,15 +31,16 @@ namespace novacat::domain {
 
 // Every configured provider, in the order the Map visits them when the
 // input names none. The seed names no provider; these are the archives
-// whose record shapes NormalizeProviderRecords knows: the ESO Science
-// Archive, MAST (HST/IUE/Swift spectra) and AAVSO's AVSpec spectra
-// database. Adding a provider means adding it here and its record schema in
-// spectra.cc (a test checks both agree).
-inline constexpr std::array<std::string_view, 3> kDefaultProviders = {
-    "ESO", "MAST", "AAVSO"};
+// with a public query service whose record shapes NormalizeProviderRecords
+// knows: the ESO Science Archive (its SSAP service) and MAST (HST and IUE
+// spectra through its public API). Adding a provider means adding it here
+// and its record schema in spectra.cc (a test checks both agree), and to
+// the DiscoverSpectraProducts event's enum (specs/shared/events.yaml).
+inline constexpr std::array<std::string_view, 2> kDefaultProviders = {"ESO",
+                                                                      "MAST"};
 
 bool IsKnownProvider(std::string_view provider);
-// kDefaultProviders for a message: "ESO, MAST, AAVSO".
+// kDefaultProviders for a message: "ESO, MAST".
 std::string KnownProviders();
 
 // The providers a run queries: kDefaultProviders when `requested` is
@@ -47,7 +48,7 @@ std::string KnownProviders();
 // (the spec's invalid_provider_list) kEmptyList, kUnknownProvider or
 // kDuplicateProvider, naming the index:
 // `invalid provider list: providers[1] "FOO" is not a known provider
-// (known: ESO, MAST, AAVSO)`.
+// (known: ESO, MAST)`.
 std::vector<std::string> ResolveProviders(
     const std::optional<std::vector<std::string>>& requested);
 
@@ -63,9 +64,9 @@ struct ProviderQuery {
   int64_t budget_ms = kUnlimitedBudgetMs;  // see ArchiveResolver::Resolve
 };
 
-// The seam a real provider client implements (ESO TAP, MAST's Portal API,
-// AAVSO): one call returns the provider's raw records for the nova, as JSON
-// objects in the provider's own shape, unchanged; NormalizeProviderRecords
+// The seam a real provider client implements (sources::EsoSsap,
+// sources::Mast): one call returns the provider's raw records for the nova, as
+// JSON objects in the provider's own shape, unchanged; NormalizeProviderRecords
 // interprets them. Throws ClientError (failure.h): kUnavailable for
 // transient failures (throttling, timeouts, 5xx), kMalformedResponse when
 // the response is not a list of records, kInvalidRequest for a query that
@@ -113,29 +114,38 @@ struct NormalizedProduct {
 };
 
 // Normalizes `provider`'s raw records (the provider-specific boundary).
-// Each provider's record members (null counts as absent, unknown members
-// are ignored):
+// The records are the providers' own (sources::EsoSsap: a row of ESO's SSAP
+// answer keyed by FIELD name; sources::Mast: a MAST observation merged with
+// its product). Each provider's record members (null counts as absent,
+// unknown members are ignored):
 //
-//   ESO:   date_obs (ISO 8601), access_url, filesize, dp_id, instrument
-//   MAST:  t_min (MJD), dataURL, size, obs_id, instrument_name
-//   AAVSO: obs_date (ISO 8601), fits_url, -, spectrum_id, instrument
+//   ESO:   t_min (MJD), access_url, access_estsize (kbyte), dp_id,
+//          COLLECTION
+//   MAST:  t_min (MJD), dataURL, size (bytes), obs_id, instrument_name
 //   all:   sha256 (the product's SHA-256, 64 lower-case hex digits), optional
 //
 // in the order: timestamp (required), url, size, key, instrument.
 //
-// ISO 8601 date-times are YYYY-MM-DD, "T" or one space, hh:mm:ss, an
-// optional fraction and an optional zone (Z or +hh:mm / -hh:mm; none means
-// UTC). MJD is a number in (0, 100000). url must be http(s) or ftp without
-// whitespace; size a positive integer (bytes); key a non-empty string or a
-// non-negative integer (written in decimal); instrument a non-empty string.
+// ESO's key is dp_id, the archive's product id ("ADP.2016-06-02T10:01:19.436")
+// by which its file endpoint serves the product (DownloadLocator), rather than
+// CREATORDID, the creator's own file name, which ESO warns two products can
+// share. ESO's access_estsize is an estimate in kbyte (ObsCore's unit, VOUnit
+// k = 1000): size_bytes = access_estsize * 1000, an estimate too, stable for
+// the same record. COLLECTION names the instrument's collection ("UVES",
+// "XSHOOTER", "HARPS"), the instrument for the FITS profile's hints.
+//
+// The timestamp, an MJD (UTC), is a number in (0, 100000). url must be
+// http(s) or ftp without whitespace; size a positive integer; key a non-empty
+// string or a non-negative integer (written in decimal); instrument a non-empty
+// string.
 //
 // Throws ProductError naming the record and the member: kMalformedRecord
-//   `malformed ESO record products[2]: date_obs must be an ISO 8601
-//   date-time string, got "yesterday"` (malformed_provider_records), or
+//   `malformed ESO record products[2]: t_min must be an MJD number in
+//   (0, 100000), got "yesterday"` (malformed_provider_records), or
 //   kUnknownSchemaVariant `unknown schema variant in ESO record
-//   products[4]: none of date_obs, access_url, filesize, dp_id, instrument
-//   is present (members: link, obsdate)` (unknown_schema_variant) when a
-//   record shares no member with the provider's schema. Throws
+//   products[4]: none of t_min, access_url, access_estsize, dp_id,
+//   COLLECTION is present (members: link, obsdate)` (unknown_schema_variant)
+//   when a record shares no member with the provider's schema. Throws
 //   ProviderError kNoRecordSchema for a provider with no schema.
 std::vector<NormalizedProduct> NormalizeProviderRecords(
     std::string_view provider, const std::vector<nlohmann::json>& records);
@@ -222,9 +232,10 @@ DiscoverySummary SummarizeDiscovery(
 
 // --- Downloads ---------------------------------------------------------------
 
-// ESO's file endpoint: a product without an access_url is fetched by dp_id.
+// ESO's file endpoint: a product without an access_url is fetched by dp_id
+// (the provider_key), as ESO's SSAP access_url itself names it.
 inline constexpr char kEsoFileEndpoint[] =
-    "https://dataportal.eso.org/dataportal_new/file/";
+    "https://dataportal.eso.org/dataPortal/file/";
 
 // Where a dataset's bytes are fetched from, from its locators (the
 // normalized product's url, size_bytes, provider_key, sha256): the url when

@@ -39,7 +39,9 @@ enum class SpectrumProblem {
   // does not match its content (fits_verify_chksum).
   kChecksumMismatch,
   // "NO_SPECTRUM": no HDU is a 1-D image with a linear wavelength WCS or a
-  // binary table with wavelength and flux columns.
+  // binary table with wavelength and flux columns, or the table of the
+  // provider's format that the header (or the provider's hints) names does
+  // not have that format's layout (ProfileSelection).
   kNoSpectrum,
   // "NON_FINITE_FLUX": a flux value is NaN, infinite or undefined (BLANK,
   // TNULLn).
@@ -67,8 +69,65 @@ inline constexpr double kMaxWavelengthAngstrom = 1e6;
 
 // How the spectrum was found, so the choice can be replayed (persisted as
 // profile_selection).
+//
+// The profiles. A header that names a provider's product format binds the
+// file to that format's profile (the "mission" profiles below): its first
+// binary table must then have that format's layout, or the file is
+// NO_SPECTRUM, saying what is missing. A mislabelled or unexpected product
+// is quarantined for review rather than read by a generic profile that
+// might pick the wrong columns (an IUE table's WAVELENGTH is a start
+// value, not an array). Only a header that names none is read by the
+// generic profiles.
+//
+//   ESO_SDP_1D: the ESO Science Data Products standard's 1-D spectrum
+//     (ESO-044286; Phase 3 products served by ESO's archive), chosen by the
+//     primary header's PRODCATG = 'SCIENCE.SPECTRUM' (whatever ORIGIN says:
+//     external Phase 3 products carry their institution's). The standard
+//     requires an empty primary HDU and one binary table extension with a
+//     single row (NAXIS2 = 1) whose cells are arrays of NELEM points: the
+//     spectral axis is the column whose TUTYPn is
+//     'spec:Data.SpectralAxis.Value' (SPECTRUM v2.0) or
+//     'Spectrum.Data.SpectralAxis.Value' (v1.0), the default flux the one
+//     whose TUTYPn is 'spec:Data.FluxAxis.Value' or
+//     'Spectrum.Data.FluxAxis.Value' (other flux columns carry 'eso:'
+//     utypes: FLUX_REDUCED, FLUX_NORM...); without utypes, the columns named
+//     WAVE and FLUX. NELEM (the extension's keyword), when present, is the
+//     number of points read; it may not exceed the arrays.
+//   HST_X1D: HST's extracted 1-D spectra (STIS and COS _x1d, _sx1,
+//     _x1dsum), chosen by TELESCOP = 'HST' and INSTRUME 'STIS' or 'COS' in
+//     the primary header. The first binary table (extension SCI) has one
+//     row per spectral order (STIS SPORDER) or detector segment / stripe
+//     (COS SEGMENT), each with WAVELENGTH and FLUX arrays, NELEM (the points
+//     of the row, default the array length) and DQ. One row is read: the
+//     one with the most good points (DQ & SDQFLAGS == 0, SDQFLAGS from the
+//     table's header, every DQ bit when absent, and finite flux), the first
+//     of equals. Merging is not done here: echelle orders and COS segments
+//     overlap or leave gaps, so a merged spectrum needs resampling and
+//     weighting choices that belong to science processing, not to the
+//     check of a download; the row with the most usable points is the best
+//     evidence that the product holds a usable spectrum, and is recorded
+//     so that the choice replays.
+//   IUE_MXLO: IUE's NEWSIPS low-dispersion merged extracted spectra (MXLO,
+//     as MAST serves them), chosen by TELESCOP = 'IUE'. The binary table has
+//     one row per aperture (LARGE first, then SMALL when both were
+//     exposed) with APERTURE, NPOINTS, WAVELENGTH (the first wavelength, a
+//     scalar), DELTAW (the step: the wavelengths are linear, in vacuum),
+//     and arrays NET, BACKGROUND, SIGMA, QUALITY (the nu flags: 0 good) and
+//     FLUX: wavelength[i] = WAVELENGTH + i * DELTAW for i < NPOINTS. The row
+//     is chosen as for HST_X1D (QUALITY == 0 and finite flux). IUE's
+//     high-dispersion MXHI files (TELESCOP 'IUE' too) have no FLUX column
+//     and are NO_SPECTRUM.
+//   IMAGE_1D_WCS, BINTABLE_COLUMNS: the generic profiles (CheckSpectrum,
+//     step 3).
+//
+// When the header names no mission, the provider's hints may: a MAST
+// productSubGroupDescription X1D, SX1 or X1DSUM names HST_X1D, MXLO names
+// IUE_MXLO ("selected_by": "provider_hints"). When both name one, the
+// header wins: it travels with the bytes, a hint only with the catalogue
+// record.
 struct ProfileSelection {
-  // "IMAGE_1D_WCS" or "BINTABLE_COLUMNS".
+  // "ESO_SDP_1D", "HST_X1D", "IUE_MXLO", "IMAGE_1D_WCS" or
+  // "BINTABLE_COLUMNS".
   std::string profile;
   // What chose it. IMAGE_1D_WCS: {"hdu": 1, "NAXIS": 1, "CTYPE1": "WAVE",
   // "CUNIT1": "Angstrom", "dispersion": "CDELT1" | "CD1_1", "unit":
@@ -79,6 +138,24 @@ struct ProfileSelection {
   // row holding both arrays, the ESO SDP layout). hdu is cfitsio's 1-based
   // number (1: the primary HDU); unit is the wavelength unit understood:
   // "Angstrom", "nm", "um" or "m" (absent when it is none of them).
+  //
+  // The mission profiles add "selected_by": "header" | "provider_hints" and
+  // "header": the primary header's PRODCATG, ORIGIN, TELESCOP and INSTRUME
+  // that are present, as written. ESO_SDP_1D: {"hdu", "layout":
+  // "ARRAY_ROW", "wavelength_column", "flux_column", "columns_by": "TUTYP"
+  // | "TTYPE", "NELEM"? (the keyword, when present), "unit"?, ...}.
+  // HST_X1D: {"hdu", "layout": "ROW_PER_ORDER", "rows" (the table's),
+  // "row" (1-based, the one read), "row_rule": "MOST_GOOD_POINTS",
+  // "good_points" (the row's), "order_column"? ("SPORDER" or "SEGMENT")
+  // and "order"? (its value in the row), "wavelength_column", "flux_column",
+  // "quality_column"? ("DQ"), "SDQFLAGS"?, "NELEM" (the row's points),
+  // "unit"?, ...}. IUE_MXLO: {"hdu", "layout": "START_STEP", "rows", "row",
+  // "row_rule", "good_points", "APERTURE"? (the row's), "wavelength_column":
+  // "WAVELENGTH", "step_column": "DELTAW", "flux_column": "FLUX",
+  // "quality_column"? ("QUALITY"), "NPOINTS", "unit"?, ...}.
+  //
+  // Every profile: "provider_hints", the caller's hints exactly as given,
+  // when CheckSpectrum was given some.
   nlohmann::json hints;
   // 64 lower-case hex digits: SHA-256 of the chosen HDU's header, each
   // keyword as "NAME=value\n" in header order (the value as written in the
@@ -126,7 +203,11 @@ struct SpectrumCheck {
 //   2. Every HDU in turn: TRUNCATED when the file ends before the HDU's
 //      padded data end or inside its header; CORRUPT_HEADER when cfitsio
 //      cannot open or move to it.
-//   3. The profile: the first HDU, in file order, that is (a) an image with
+//   3. The profile. A mission profile when the primary header (or, when it
+//      names none, the provider's hints) names one (ProfileSelection): the
+//      first binary table extension read with that profile's layout, or
+//      NO_SPECTRUM at step 5 saying why not. Otherwise the first HDU, in
+//      file order, that is (a) an image with
 //      NAXIS = 1, NAXIS1 > 0 and a linear wavelength WCS (CRVAL1; CDELT1,
 //      else CD1_1; CRPIX1, default 1; CUNIT1, default Angstrom; CTYPE1
 //      WAVE, LAMBDA, AWAV or absent) or (b) a binary table with a
@@ -138,7 +219,10 @@ struct SpectrumCheck {
 //   4. FITS_CHECKSUM_MISMATCH: fits_verify_chksum on every HDU that has
 //      DATASUM or CHECKSUM.
 //   5. NO_SPECTRUM when step 3 found nothing; the detail says why each HDU
-//      was passed over.
+//      was passed over, or, for a mission profile, what names it and what
+//      its table lacks ("the header (TELESCOP 'HST', INSTRUME 'STIS') names
+//      the profile HST_X1D, but HDU 2: a binary table without a WAVELENGTH
+//      column").
 //   6. TOO_FEW_POINTS, NON_FINITE_FLUX (the first bad index),
 //      IMPLAUSIBLE_WAVELENGTH for a unit that is not a wavelength unit or
 //      a non-finite wavelength,
@@ -147,6 +231,14 @@ struct SpectrumCheck {
 // Never throws for bad file content (that is the result's problem); throws
 // std::runtime_error only when the file cannot be opened at all (absent,
 // unreadable, a directory).
-SpectrumCheck CheckSpectrum(const std::filesystem::path& file);
+//
+// `provider_hints`: what the provider said of the product, e.g. {"provider":
+// "MAST", "productSubGroupDescription": "MXLO"} or {"provider": "ESO",
+// "collection": "UVES"}; null (the default) when the caller has none. When
+// not null it is recorded as given in the profile's hints
+// ("provider_hints"); its "productSubGroupDescription" member, a string,
+// names a mission profile when the header names none (ProfileSelection).
+SpectrumCheck CheckSpectrum(const std::filesystem::path& file,
+                            const nlohmann::json& provider_hints = nullptr);
 
 }  // namespace novacat::fits

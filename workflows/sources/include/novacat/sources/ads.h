@@ -73,7 +73,8 @@ class Ads : public domain::ReferenceSource {
   // none (or not as a string / a list whose first item is a string); the
   // candidate is checked later (NormalizeReferenceCandidate), item by item.
   // The pages share query.budget_ms.
-  std::vector<nlohmann::json> Fetch(const domain::ReferenceQuery& query) override;
+  std::vector<nlohmann::json> Fetch(
+      const domain::ReferenceQuery& query) override;
 
   // What the last 2xx answer's rate-limit headers said: nullopt before any
   // answer, or when that answer lacks one of the three or has one that is

@@ -58,8 +58,7 @@ class SimbadTap {
   // PublicationRole(bibcode, "")}. A name SIMBAD does not know has no
   // references. Throws ClientError kInvalidRequest when `query.names` is
   // empty.
-  std::vector<nlohmann::json> Bibliography(
-      const domain::ReferenceQuery& query);
+  std::vector<nlohmann::json> Bibliography(const domain::ReferenceQuery& query);
 
   // The ADQL the two calls send (for tests and `novacat sources check`).
   static std::string IdentifyQuery(std::string_view normalized_name);

@@ -7,8 +7,8 @@
 // TABLEDATA, each cell's text as given (an empty TD is null; a row with
 // fewer TDs than FIELDs is padded with nulls, one with more is malformed).
 // BINARY and BINARY2 serializations are refused (ParseVoTable says so): the
-// services here answer TABLEDATA unless asked otherwise, and the clients never
-// ask.
+// clients ask for TABLEDATA (SIMBAD's TAP answers BINARY to a plain
+// "votable", so SimbadTap asks for "votable/td").
 //
 // Columns are found by name or by UCD, never by position.
 #pragma once

@@ -100,6 +100,42 @@ void Key(fitsfile* file, const char* name, double value, const char* comment) {
   Check(status, name);
 }
 
+void IntKey(fitsfile* file, const char* name, long value, const char* comment) {
+  int status = 0;
+  fits_write_key_lng(file, name, value, comment, &status);
+  Check(status, name);
+}
+
+// A binary table's column: name, TFORM, TUNIT (empty: none).
+struct ColumnSpec {
+  const char* name;
+  std::string form;
+  const char* unit;
+};
+
+void CreateTable(fitsfile* file, LONGLONG rows,
+                 const std::vector<ColumnSpec>& columns, const char* extname) {
+  std::vector<char*> names, forms, units;
+  for (const ColumnSpec& column : columns) {
+    names.push_back(const_cast<char*>(column.name));
+    forms.push_back(const_cast<char*>(column.form.c_str()));
+    units.push_back(const_cast<char*>(column.unit));
+  }
+  int status = 0;
+  fits_create_tbl(file, BINARY_TBL, rows, static_cast<int>(columns.size()),
+                  names.data(), forms.data(), units.data(), extname, &status);
+  Check(status, "table");
+}
+
+template <typename T>
+void WriteCells(fitsfile* file, int datatype, int column, LONGLONG row,
+                std::vector<T> values) {
+  int status = 0;
+  fits_write_col(file, datatype, column, row, 1,
+                 static_cast<LONGLONG>(values.size()), values.data(), &status);
+  Check(status, "column " + std::to_string(column));
+}
+
 // A smooth continuum with an H-alpha emission line, in erg/cm2/s/Angstrom.
 float Flux(double angstrom) {
   double continuum = 1e-13 * (1.5 - 0.5 * (angstrom - 3800) / 3200);
@@ -221,6 +257,220 @@ void WriteNoSpectrum(const std::filesystem::path& path) {
   fits.Close();
 }
 
+// A continuum with an emission line at `line` Angstrom, in
+// erg/cm2/s/Angstrom.
+float LineFlux(double angstrom, double line) {
+  double continuum = 2e-13 * (1.2 - 0.2 * (angstrom - line) / 200);
+  double peak = 6e-13 * std::exp(-0.5 * std::pow((angstrom - line) / 8, 2));
+  return static_cast<float>(continuum + peak);
+}
+
+void WriteEsoSdp(const std::filesystem::path& path) {
+  Fits fits = Fits::Create(path);
+  fitsfile* file = fits.get();
+  int status = 0;
+  fits_create_img(file, BYTE_IMG, 0, nullptr, &status);
+  Check(status, "primary");
+  Key(file, "ORIGIN", "ESO", "European Southern Observatory");
+  Key(file, "TELESCOP", "ESO-VLT-U2", "ESO Telescope designation");
+  Key(file, "INSTRUME", "UVES", "Instrument name");
+  Key(file, "OBJECT", "V1500 Cyg", "Target designation");
+  Key(file, "RA", 317.9024208, "[deg] Spectroscopic target position");
+  Key(file, "DEC", 48.1505417, "[deg] Spectroscopic target position");
+  Key(file, "EQUINOX", 2000.0, "Standard FK5");
+  Key(file, "RADESYS", "FK5", "Coordinate reference frame");
+  Key(file, "PROG_ID", "60.A-9022(C)", "ESO programme identification");
+  Key(file, "PRODCATG", "SCIENCE.SPECTRUM", "Data product category");
+  Key(file, "SPECSYS", "BARYCENT", "Reference frame for spectral coordinates");
+  Key(file, "DISPELEM", "DIC1", "Dispersive element name");
+  Key(file, "FLUXCAL", "ABSOLUTE", "Type of flux calibration");
+  Key(file, "WAVELMIN", 480.0, "[nm] Minimum wavelength");
+  Key(file, "WAVELMAX", 499.5, "[nm] Maximum wavelength");
+  Key(file, "SPEC_BIN", 0.5, "[nm] Wavelength bin size");
+  Key(file, "SPEC_RES", 42310.0, "Spectral resolving power");
+  Key(file, "SNR", 35.2, "Median signal to noise ratio per bin");
+  WriteChecksums(file);
+
+  const long n = 40;
+  const std::string form = std::to_string(n);
+  const char* flux_unit = "erg cm**(-2) s**(-1) angstrom**(-1)";
+  CreateTable(file, 1,
+              {{"WAVE", form + "D", "angstrom"},
+               {"FLUX_REDUCED", form + "E", "adu"},
+               {"ERR_REDUCED", form + "E", "adu"},
+               {"FLUX", form + "E", flux_unit},
+               {"ERR", form + "E", flux_unit}},
+              "SPECTRUM");
+  Key(file, "VOCLASS", "SPECTRUM V2.0", "VO Data Model");
+  Key(file, "VOPUB", "ESO/SAF", "VO Publishing Authority");
+  Key(file, "TITLE", "V1500 Cyg UVES DIC1", "Dataset title");
+  IntKey(file, "NELEM", n, "Length of the data arrays");
+  const char* utypes[] = {
+      "spec:Data.SpectralAxis.Value", "eso:Data.FluxAxis.Value",
+      "eso:Data.FluxAxis.Accuracy.StatError", "spec:Data.FluxAxis.Value",
+      "spec:Data.FluxAxis.Accuracy.StatError"};
+  const char* ucds[] = {"em.wl", "phot.flux.density;em.wl",
+                        "stat.error;phot.flux.density;em.wl",
+                        "phot.flux.density;em.wl;meta.main",
+                        "stat.error;phot.flux.density;em.wl;meta.main"};
+  for (int c = 0; c < 5; ++c) {
+    std::string n_text = std::to_string(c + 1);
+    Key(file, ("TUTYP" + n_text).c_str(), utypes[c], nullptr);
+    Key(file, ("TUCD" + n_text).c_str(), ucds[c], nullptr);
+  }
+  Key(file, "TDMIN1", 4800.0, "Start in spectral coordinate");
+  Key(file, "TDMAX1", 4995.0, "Stop in spectral coordinate");
+  std::vector<double> wave(n);
+  std::vector<float> flux(n), err(n), reduced(n), reduced_err(n);
+  for (long i = 0; i < n; ++i) {
+    wave[i] = 4800 + 5.0 * i;
+    flux[i] = LineFlux(wave[i], 4861);
+    err[i] = flux[i] / 30;
+    reduced[i] = flux[i] * 1e16f;
+    reduced_err[i] = reduced[i] / 30;
+  }
+  WriteCells(file, TDOUBLE, 1, 1, wave);
+  WriteCells(file, TFLOAT, 2, 1, reduced);
+  WriteCells(file, TFLOAT, 3, 1, reduced_err);
+  WriteCells(file, TFLOAT, 4, 1, flux);
+  WriteCells(file, TFLOAT, 5, 1, err);
+  WriteChecksums(file);
+  fits.Close();
+}
+
+void WriteHstX1d(const std::filesystem::path& path) {
+  Fits fits = Fits::Create(path);
+  fitsfile* file = fits.get();
+  int status = 0;
+  fits_create_img(file, BYTE_IMG, 0, nullptr, &status);
+  Check(status, "primary");
+  Key(file, "ORIGIN", "HSTIO/CFITSIO March 2010", "FITS file originator");
+  Key(file, "FILENAME", "oxyz01010_x1d.fits", "name of file");
+  Key(file, "FILETYPE", "SCI", "type of data found in data file");
+  Key(file, "TELESCOP", "HST", "telescope used to acquire data");
+  Key(file, "INSTRUME", "STIS", "identifier for instrument used");
+  Key(file, "ROOTNAME", "oxyz01010", "rootname of the observation set");
+  Key(file, "TARGNAME", "V1500-CYG", "proposer's target name");
+  Key(file, "RA_TARG", 317.9024208, "right ascension of the target (deg)");
+  Key(file, "DEC_TARG", 48.1505417, "declination of the target (deg)");
+  Key(file, "DETECTOR", "NUV-MAMA", "detector in use");
+  Key(file, "OBSTYPE", "SPECTROSCOPIC", "observation type");
+  Key(file, "OPT_ELEM", "E230M", "optical element in use");
+  IntKey(file, "CENWAVE", 2269, "central wavelength of spectrum");
+  WriteChecksums(file);
+
+  const long n = 32;
+  const std::string form = std::to_string(n);
+  CreateTable(file, 3,
+              {{"SPORDER", "1I", ""},
+               {"NELEM", "1I", ""},
+               {"WAVELENGTH", form + "D", "Angstroms"},
+               {"GROSS", form + "E", "Counts/s"},
+               {"BACKGROUND", form + "E", "Counts/s"},
+               {"NET", form + "E", "Counts/s"},
+               {"FLUX", form + "E", "erg/s/cm**2/Angstrom"},
+               {"ERROR", form + "E", "erg/s/cm**2/Angstrom"},
+               {"NET_ERROR", form + "E", "Counts/s"},
+               {"DQ", form + "I", ""}},
+              "SCI");
+  IntKey(file, "EXTVER", 1, "extension version number");
+  IntKey(file, "SDQFLAGS", 31743, "serious data quality flags");
+  const short orders[] = {87, 86, 85};
+  const double starts[] = {2283, 2310, 2337};
+  // Row by row: the points with a serious flag (16), and with 1024.
+  const std::vector<int> serious[] = {{4, 5, 30}, {17}, {0, 31}};
+  for (int r = 0; r < 3; ++r) {
+    LONGLONG row = r + 1;
+    std::vector<double> wave(n);
+    std::vector<float> gross(n), background(n), net(n), flux(n), error(n),
+        net_error(n);
+    std::vector<short> dq(n, 0);
+    for (long i = 0; i < n; ++i) {
+      wave[i] = starts[r] + 1.0 * i;
+      flux[i] = LineFlux(wave[i], 2326);
+      net[i] = flux[i] * 5e13f;
+      background[i] = 0.25f;
+      gross[i] = net[i] + background[i];
+      error[i] = flux[i] / 20;
+      net_error[i] = net[i] / 20;
+    }
+    for (int i : serious[r]) dq[i] = 16;
+    if (r == 1) {
+      for (long i = 2; i < 14; ++i) dq[i] = 1024;
+    }
+    WriteCells(file, TSHORT, 1, row, std::vector<short>{orders[r]});
+    WriteCells(file, TSHORT, 2, row, std::vector<short>{static_cast<short>(n)});
+    WriteCells(file, TDOUBLE, 3, row, wave);
+    WriteCells(file, TFLOAT, 4, row, gross);
+    WriteCells(file, TFLOAT, 5, row, background);
+    WriteCells(file, TFLOAT, 6, row, net);
+    WriteCells(file, TFLOAT, 7, row, flux);
+    WriteCells(file, TFLOAT, 8, row, error);
+    WriteCells(file, TFLOAT, 9, row, net_error);
+    WriteCells(file, TSHORT, 10, row, dq);
+  }
+  WriteChecksums(file);
+  fits.Close();
+}
+
+void WriteIueMxlo(const std::filesystem::path& path) {
+  Fits fits = Fits::Create(path);
+  fitsfile* file = fits.get();
+  int status = 0;
+  fits_create_img(file, BYTE_IMG, 0, nullptr, &status);
+  Check(status, "primary");
+  Key(file, "TELESCOP", "IUE", "International Ultraviolet Explorer");
+  Key(file, "ORIGIN", "GSFC", "Institution generating the file");
+  Key(file, "FILENAME", "SWP05555.MXLO", "Name of the file");
+  Key(file, "OBJECT", "V1500 CYG", "Homogeneous object ID");
+  Key(file, "CAMERA", "SWP", "Camera");
+  IntKey(file, "IMAGE", 5555, "Sequential image number");
+  Key(file, "DISPERSN", "LOW", "Spectrograph dispersion mode");
+  Key(file, "APERTURE", "LARGE", "Aperture");
+
+  const long n = 64;
+  const std::string form = std::to_string(n);
+  CreateTable(file, 1,
+              {{"APERTURE", "5A", ""},
+               {"NPOINTS", "1I", ""},
+               {"WAVELENGTH", "1E", "ANGSTROM"},
+               {"DELTAW", "1E", "ANGSTROM"},
+               {"NET", form + "E", "FN"},
+               {"BACKGROUND", form + "E", "FN"},
+               {"SIGMA", form + "E", "ERG/CM2/S/A"},
+               {"QUALITY", form + "I", ""},
+               {"FLUX", form + "E", "ERG/CM2/S/A"}},
+              nullptr);
+  Key(file, "FILENAME", "SWP05555.MXLO", "Name of the file");
+  std::vector<float> net(n), background(n), sigma(n), flux(n);
+  std::vector<short> quality(n, 0);
+  for (long i = 0; i < n; ++i) {
+    double wave = 1130 + 14.0 * i;
+    net[i] = LineFlux(wave, 1550) * 1e15f;
+    background[i] = 20;
+    if (wave < 1150 || wave > 1980) {  // outside the absolute calibration
+      flux[i] = 0;
+      sigma[i] = -1;
+      quality[i] = -2;
+    } else {
+      flux[i] = LineFlux(wave, 1550);
+      sigma[i] = flux[i] / 15;
+    }
+  }
+  char* aperture[] = {const_cast<char*>("LARGE")};
+  fits_write_col_str(file, 1, 1, 1, 1, aperture, &status);
+  Check(status, "APERTURE");
+  WriteCells(file, TSHORT, 2, 1, std::vector<short>{static_cast<short>(n)});
+  WriteCells(file, TFLOAT, 3, 1, std::vector<float>{1130});
+  WriteCells(file, TFLOAT, 4, 1, std::vector<float>{14});
+  WriteCells(file, TFLOAT, 5, 1, net);
+  WriteCells(file, TFLOAT, 6, 1, background);
+  WriteCells(file, TFLOAT, 7, 1, sigma);
+  WriteCells(file, TSHORT, 8, 1, quality);
+  WriteCells(file, TFLOAT, 9, 1, flux);
+  fits.Close();
+}
+
 // Replaces the value of `keyword`'s card in the primary header (columns 11
 // to 30) by `value`, right-justified, bypassing cfitsio's checks.
 void PatchPrimaryCard(const std::filesystem::path& path, const char* keyword,
@@ -288,6 +538,21 @@ void WriteSpectrumFixture(const std::filesystem::path& file,
       return WriteImage(file, Image{.cunit = "m"});
     case SpectrumFixture::kNoSpectrum:
       return WriteNoSpectrum(file);
+    case SpectrumFixture::kEsoSdpUves:
+      return WriteEsoSdp(file);
+    case SpectrumFixture::kHstStisX1d:
+      return WriteHstX1d(file);
+    case SpectrumFixture::kIueSwpMxlo:
+      return WriteIueMxlo(file);
+    case SpectrumFixture::kMislabelledHst: {
+      WriteArrayRowTable(file);
+      Fits fits = Fits::Open(file);
+      Key(fits.get(), "TELESCOP", "HST", "telescope used to acquire data");
+      Key(fits.get(), "INSTRUME", "STIS", "identifier for instrument used");
+      WriteChecksums(fits.get());
+      fits.Close();
+      return;
+    }
   }
   throw std::runtime_error("fixtures: unknown SpectrumFixture");
 }

@@ -46,6 +46,37 @@ enum class SpectrumFixture {
   // A 2-D primary image (20 x 10) and a binary table with WAVE and SIGMA
   // columns but no flux column.
   kNoSpectrum,
+  // The real providers' layouts (spectrum.h, ProfileSelection), small:
+  // ESO_SDP_1D, an ESO Phase 3 UVES spectrum: an empty primary HDU with
+  // ORIGIN 'ESO', TELESCOP 'ESO-VLT-U2', INSTRUME 'UVES', PRODCATG
+  // 'SCIENCE.SPECTRUM', WAVELMIN/WAVELMAX (nm) and the SDP keywords; an
+  // extension SPECTRUM (VOCLASS 'SPECTRUM V2.0', NELEM 40) with one row of
+  // WAVE (40D, 'angstrom', 4800 to 4995 by 5), FLUX_REDUCED and
+  // ERR_REDUCED ('adu', eso: utypes), FLUX and ERR (erg cm**(-2) s**(-1)
+  // angstrom**(-1), spec: utypes), an H-beta emission line; DATASUM and
+  // CHECKSUM on both HDUs.
+  kEsoSdpUves,
+  // HST_X1D, a STIS E230M echelle x1d: an empty primary HDU with TELESCOP
+  // 'HST', INSTRUME 'STIS', DETECTOR 'NUV-MAMA', OPT_ELEM 'E230M'; an
+  // extension SCI (SDQFLAGS 31743) with 3 rows, SPORDER 87, 86, 85, each
+  // NELEM 32 of WAVELENGTH (32D, 'Angstroms', 2283, 2310 and 2337 onwards
+  // by 1), GROSS, BACKGROUND, NET, FLUX, ERROR, NET_ERROR (32E) and DQ
+  // (32I). Serious DQ flags (16): 3 in row 1, 1 in row 2, 2 in row 3; row 2
+  // also has 12 points flagged 1024, which SDQFLAGS does not count: row 2
+  // (SPORDER 86) has the most good points, 31. Checksums on both HDUs.
+  kHstStisX1d,
+  // IUE_MXLO, a NEWSIPS SWP low-dispersion MXLO: an empty primary HDU with
+  // TELESCOP 'IUE', ORIGIN 'GSFC', CAMERA 'SWP', DISPERSN 'LOW'; a binary
+  // table of one row, APERTURE 'LARGE', NPOINTS 64, WAVELENGTH 1130 and
+  // DELTAW 14 (1130 to 2012 Angstrom), NET, BACKGROUND, SIGMA (64E),
+  // QUALITY (64I) and FLUX (64E); outside the calibrated 1150-1980 FLUX is
+  // 0, SIGMA -1 and QUALITY -2, as NEWSIPS writes them (59 good points). No
+  // checksums (NEWSIPS wrote none).
+  kIueSwpMxlo,
+  // kValidTable with TELESCOP 'HST' and INSTRUME 'STIS' added to its
+  // primary header (checksums resealed): a table of WAVE and FLUX that
+  // claims to be an HST x1d.
+  kMislabelledHst,
 };
 
 // Writes `kind` to `file`, replacing it. Throws std::runtime_error when
