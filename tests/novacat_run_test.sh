@@ -280,4 +280,59 @@ expect_eq "photometry add unknown nova" "$?:$(cat "$work/out")" "2:"
 expect_eq "photometry add missing file" "$?:$(cat "$work/err")" \
   "2:novacat photometry add: $work/none.csv is not a file"
 
+# `novacat sources check`: each archive's known question, on the recorded
+# answers; latencies vary, so they are replaced.
+"$novacat" sources check --sources recorded >"$work/check.txt" 2>"$work/err"
+expect_eq "sources check recorded" \
+  "$?:$(sed -E 's/ +[0-9]+ ms  / <ms>  /' "$work/check.txt")" \
+  "0:SERVICE   QUESTION                 STATUS    LATENCY  FOUND
+SIMBAD    identify V1500 CYG       answered <ms>  1 match: V* V1500 Cyg (No*)
+VSX       identify V1500 CYG       answered <ms>  1 match: V1500 Cyg (NA+AM)
+TNS       identify V1500 CYG       answered <ms>  no match
+ESO SSAP  spectra near V1500 Cyg   answered <ms>  2 products
+MAST      spectra near V1500 Cyg   answered <ms>  2 products
+ADS       references of V1500 Cyg  answered <ms>  5 references (quota: 4987 of 5000 left today)"
+# `novacat sources replay`: the recorded answers for another process; the
+# live check pointed at it by NOVACAT_*_URL, without secrets (TNS and ADS
+# skipped, SIMBAD's bibliography asked instead), MAST at a closed port:
+# exit 1, MAST's row says why; then the replay server stops on SIGTERM and
+# names the request it had no recording for.
+"$novacat" sources replay >"$work/replay.env" 2>"$work/replay.err" &
+replay=$!
+for _ in $(seq 100); do [ "$(wc -l <"$work/replay.env")" -ge 6 ] && break; sleep 0.1; done
+expect_eq "sources replay variables" \
+  "$(sed -E 's|=http://127\.0\.0\.1:[0-9]+/|=<base>/|' "$work/replay.env")" \
+  "NOVACAT_SIMBAD_TAP_URL=<base>/simbad
+NOVACAT_VSX_URL=<base>/vsx
+NOVACAT_TNS_URL=<base>/tns
+NOVACAT_ESO_SSAP_URL=<base>/eso
+NOVACAT_MAST_URL=<base>/mast
+NOVACAT_ADS_URL=<base>/ads"
+(
+  set -a
+  source "$work/replay.env"
+  NOVACAT_MAST_URL=http://127.0.0.1:9
+  set +a
+  unset NOVACAT_TNS_API_KEY NOVACAT_TNS_SECRET NOVACAT_ADS_TOKEN NOVACAT_ADS_SECRET
+  "$novacat" sources check --format json >"$work/check.json" 2>"$work/err"
+  echo "$?" >"$work/check.exit"
+)
+expect_eq "sources check live" \
+  "$(cat "$work/check.exit"):$(field "$work/check.json" "d['sources'], [(c['service'], c['status'], c.get('found', c.get('error'))) for c in d['checks']]")" \
+  "1:live [('SIMBAD', 'answered', '1 match: V* V1500 Cyg (No*)'), ('VSX', 'answered', '1 match: V1500 Cyg (NA+AM)'), ('TNS', 'skipped', 'no API key configured (NOVACAT_TNS_API_KEY or NOVACAT_TNS_SECRET)'), ('ESO SSAP', 'answered', '2 products'), ('MAST', 'failed', \"MAST: curl: Couldn't connect to server\"), ('ADS', 'skipped', 'no token configured (NOVACAT_ADS_TOKEN or NOVACAT_ADS_SECRET)'), ('SIMBAD', 'answered', '5 references')]"
+curl -s "$(sed -n 's/^NOVACAT_VSX_URL=//p' "$work/replay.env")/nothing" >/dev/null
+kill -TERM $replay
+wait $replay
+expect_eq "sources replay stops" "$?:$(cat "$work/replay.err")" \
+  "0:novacat sources replay: no recording for GET /vsx/nothing"
+"$novacat" run initialize_nova --db "$db" --sources recorded-ish \
+  --input '{"candidate_name": "V1500 Cygni"}' >"$work/out" 2>"$work/err"
+expect_eq "run --sources refused" "$?:$(cat "$work/err")" \
+  "105:--sources: recorded-ish not in {recorded,live}
+Run with --help for more information."
+NOVACAT_SOURCES=maybe "$novacat" run initialize_nova --db "$db" \
+  --input '{"candidate_name": "V1500 Cygni"}' >"$work/out" 2>"$work/err"
+expect_eq "NOVACAT_SOURCES refused" "$?:$(cat "$work/err")" \
+  "2:novacat run: NOVACAT_SOURCES is \"maybe\"; it must be recorded or live"
+
 finish "novacat run: all checks passed"

@@ -15,9 +15,9 @@ namespace novacat::workflows {
 
 namespace {
 
-// The known question: V1500 Cyg (Nova Cygni 1975), its ICRS position.
+// The known question: V1500 Cyg (Nova Cygni 1975), by its canonical name
+// (the catalog's) and its ICRS position.
 constexpr char kName[] = "V1500 CYG";
-constexpr char kPublishedName[] = "V1500 Cyg";
 constexpr double kRa = 317.9024208;
 constexpr double kDec = 48.1505417;
 
@@ -78,11 +78,11 @@ std::vector<SourceCheck> CheckSources(const sources::SourcesConfig& config,
   spectra.nova_id = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
   spectra.ra_deg = kRa;
   spectra.dec_deg = kDec;
-  spectra.names = {kPublishedName};
+  spectra.names = {kName};
   spectra.budget_ms = budget_ms;
   domain::ReferenceQuery references;
   references.nova_id = spectra.nova_id;
-  references.names = {kPublishedName};
+  references.names = {kName};
   references.ra_deg = kRa;
   references.dec_deg = kDec;
   references.budget_ms = budget_ms;
@@ -98,8 +98,9 @@ std::vector<SourceCheck> CheckSources(const sources::SourcesConfig& config,
   checks.push_back(Ask("VSX", identify, [&] {
     return Matches(vsx.Identify(kName, budget_ms));
   }));
-  // TNS knows transients by their designations: V1500 Cyg's own.
-  const std::string tns_question = "identify AT 1975A";
+  // TNS knows transients since 2016; a search for an older nova is still
+  // a question it answers (no match).
+  const std::string& tns_question = identify;
   if (config.secrets.tns_api_key.empty()) {
     checks.push_back(Skipped("TNS", tns_question,
                              "no API key configured (NOVACAT_TNS_API_KEY or "
@@ -110,7 +111,7 @@ std::vector<SourceCheck> CheckSources(const sources::SourcesConfig& config,
                                              config.secrets.tns_bot_id,
                                              config.secrets.tns_bot_name});
     checks.push_back(Ask("TNS", tns_question, [&] {
-      return Matches(tns.Identify("AT 1975A", budget_ms));
+      return Matches(tns.Identify(kName, budget_ms));
     }));
   }
   sources::EsoSsap eso(sources::EsoService(config));

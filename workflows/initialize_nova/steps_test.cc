@@ -368,6 +368,65 @@ TEST_F(InitializeNovaStepsTest, ThrottledTwiceThenAnswers) {
   EXPECT_EQ(resolver_.calls("V1405 CAS"), 3);
 }
 
+// A resolver whose every call fails with one ClientError; it records the
+// budgets it was given.
+class FailingResolver : public domain::ArchiveResolver {
+ public:
+  explicit FailingResolver(domain::ClientError error)
+      : error_(std::move(error)) {}
+  domain::Resolution Resolve(std::string_view, int64_t budget_ms) override {
+    budgets.push_back(budget_ms);
+    throw error_;
+  }
+  std::vector<int64_t> budgets;
+
+ private:
+  domain::ClientError error_;
+};
+
+// The archives' failures end in the class the spec gives them, with the
+// client's message: unavailable RETRYABLE (transient_dependency_failure),
+// an answer that is not one QUARANTINE (malformed_archive_response), a
+// refused request TERMINAL; each call within the Task's time less a margin.
+TEST_F(InitializeNovaStepsTest, AnExchangeFailureEndsInItsClass) {
+  InitializeNovaState state = Named("V1500 CYG");
+  context_.remaining_ms = [] { return int64_t{10000}; };
+  FailingResolver unavailable(
+      domain::ClientError(domain::ClientFailure::kUnavailable,
+                          "SIMBAD: HTTP 503 (Retry-After 120 s): busy"));
+  FailingResolver malformed(
+      domain::ClientError(domain::ClientFailure::kMalformedResponse,
+                          "SIMBAD: query failed: Incorrect ADQL query"));
+  FailingResolver refused(domain::ClientError(
+      domain::ClientFailure::kInvalidRequest, "VSX: HTTP 400: bad ident"));
+  workflows::Environment env_unavailable{repository_, unavailable, providers_,
+                                         references_, random_};
+  workflows::Environment env_malformed{repository_, malformed, providers_,
+                                       references_, random_};
+  workflows::Environment env_refused{repository_, refused, providers_,
+                                     references_, random_};
+  Steps with_unavailable(env_unavailable), with_malformed(env_malformed),
+      with_refused(env_refused);
+  EXPECT_TRUE(Throws<runtime::RetryableError>(
+      [&] {
+        with_unavailable.ResolveCandidateAgainstPublicArchives(state, context_);
+      },
+      "transient_dependency_failure: SIMBAD: HTTP 503 (Retry-After 120 s): "
+      "busy"));
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] {
+        with_malformed.ResolveCandidateAgainstPublicArchives(state, context_);
+      },
+      "malformed_archive_response: SIMBAD: query failed: Incorrect ADQL "
+      "query"));
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [&] {
+        with_refused.ResolveCandidateAgainstPublicArchives(state, context_);
+      },
+      "VSX: HTTP 400: bad ident"));
+  EXPECT_EQ(unavailable.budgets, std::vector<int64_t>{9000});  // a tenth
+}
+
 TEST_F(InitializeNovaStepsTest, ResolveWithoutNormalizedNameIsTerminal) {
   EXPECT_TRUE(Throws<runtime::TerminalError>(
       [&] {

@@ -188,6 +188,57 @@ TEST_F(RefreshReferencesStepsTest, ThrottledSourceIsRetryableThenAnswers) {
   EXPECT_EQ(references_.calls(kGkPer), 3);
 }
 
+// A source whose every fetch fails with one ClientError; it records what
+// it was asked.
+class FailingSource : public domain::ReferenceSource {
+ public:
+  explicit FailingSource(domain::ClientError error)
+      : error_(std::move(error)) {}
+  std::vector<json> Fetch(const domain::ReferenceQuery& query) override {
+    asked.push_back(query);
+    throw error_;
+  }
+  std::vector<domain::ReferenceQuery> asked;
+
+ private:
+  domain::ClientError error_;
+};
+
+// The exchange's failures end in the class the spec gives them, with the
+// client's message: an answer that is not one QUARANTINE
+// (malformed_reference_response), a refused request TERMINAL. The source is
+// asked by the nova's stored name and position, within the Task's time.
+TEST_F(RefreshReferencesStepsTest, AnExchangeFailureEndsInItsClass) {
+  RefreshReferencesState state;
+  state.nova_id = kV1500Cyg;
+  context_.remaining_ms = [] { return int64_t{30000}; };
+  FailingSource malformed(
+      domain::ClientError(domain::ClientFailure::kMalformedResponse,
+                          "ADS: malformed answer: no response object"));
+  workflows::Environment env{repository_, resolver_, providers_, malformed,
+                             random_};
+  Steps steps(env);
+  EXPECT_TRUE(Throws<runtime::QuarantineError>(
+      [&] { steps.FetchReferenceCandidates(state, context_); },
+      "malformed_reference_response: ADS: malformed answer: no response "
+      "object"));
+  ASSERT_EQ(malformed.asked.size(), 1u);
+  EXPECT_EQ(malformed.asked[0].nova_id, kV1500Cyg);
+  EXPECT_EQ(malformed.asked[0].names, std::vector<std::string>{"V1500 CYG"});
+  EXPECT_EQ(malformed.asked[0].ra_deg, 317.9024208);
+  EXPECT_EQ(malformed.asked[0].dec_deg, 48.1505417);
+  EXPECT_EQ(malformed.asked[0].budget_ms, 28000);  // less a 2 s margin
+  FailingSource refused(
+      domain::ClientError(domain::ClientFailure::kInvalidRequest,
+                          "ADS: HTTP 401: {\"error\": \"Unauthorized\"}"));
+  workflows::Environment env2{repository_, resolver_, providers_, refused,
+                              random_};
+  Steps steps2(env2);
+  EXPECT_TRUE(Throws<runtime::TerminalError>(
+      [&] { steps2.FetchReferenceCandidates(state, context_); },
+      "ADS: HTTP 401: {\"error\": \"Unauthorized\"}"));
+}
+
 TEST_F(RefreshReferencesStepsTest, FetchForAnUnknownNovaIsTerminal) {
   RefreshReferencesState state;
   state.nova_id = kUnknownNova;
