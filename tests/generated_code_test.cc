@@ -125,6 +125,18 @@ TEST(GeneratedCodeTest, BindingCarriesTheGovernanceFacts) {
           "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"}));
 }
 
+// The spec's job_run_output, in its order: what the Finalize builtins
+// record as the JobRun's output; none for a spec without it.
+TEST(GeneratedCodeTest, BindingCarriesTheJobRunOutputFields) {
+  EXPECT_EQ(discover_spectra_products::MakeBinding(runtime::DomainDispatch{})
+                .facts.job_run_output,
+            (std::vector<std::string>{
+                "provider_summaries", "provider_failures", "dataset_count_new",
+                "dataset_count_existing", "quarantined_count"}));
+  EXPECT_TRUE(refresh_references::MakeBinding(runtime::DomainDispatch{})
+                  .facts.job_run_output.empty());
+}
+
 TEST(GeneratedCodeTest, KeyBuildersFollowTheSpecTemplates) {
   EXPECT_EQ(annotate_nova::WorkflowIdempotencyKey(kNova, 1),
             std::string("AnnotateNova:") + kNova + ":1");

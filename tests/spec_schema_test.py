@@ -205,6 +205,11 @@ INVALID_SPECS = [
     Case("unknown top-level key", MINIMAL + "owner: someone\n", ""),
     Case("secrets not a list", MINIMAL + "secrets: tns\n", "secrets"),
     Case("a secret named twice", MINIMAL + "secrets: [tns, tns]\n", "secrets"),
+    Case("job_run_output not a list", MINIMAL + "job_run_output: count\n", "job_run_output"),
+    Case("a job_run_output field named twice",
+         MINIMAL + "data:\n  count: integer\njob_run_output: [count, count]\n", "job_run_output"),
+    Case("a job_run_output entry not a string",
+         MINIMAL + "data:\n  count: integer\njob_run_output: [[count]]\n", "job_run_output/0"),
     Case("missing required top-level key (states)", MINIMAL.split("states:")[0], ""),
     Case("timeout on a Pass state",
          add_state("  Idle:\n    type: Pass\n    timeout: 10s\n    end: true\n"), "states/Idle"),
@@ -310,6 +315,9 @@ INVALID_SPECS = [
 VALID_SPECS = [
     Case("the minimal spec", MINIMAL),
     Case("secrets the governance declares", MINIMAL + "secrets: [tns, ads]\n"),
+    Case("job_run_output naming data fields",
+         MINIMAL + "data:\n  count: integer\n  summary: {type: object}\n"
+         "job_run_output: [summary, count]\n"),
     Case("scheduled triggers with a cron and a rate schedule",
          MINIMAL + "triggers:\n  - kind: scheduled\n    schedule:\n"
          "      expression: 'cron(0 3 ? * MON-FRI *)'\n"

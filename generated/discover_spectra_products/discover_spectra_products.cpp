@@ -217,6 +217,17 @@ runtime::Parsed<DiscoverSpectraProductsState> DiscoverSpectraProductsState::From
     }
     value.provider_summaries = std::move(items);
   }
+  if (const nlohmann::json* a = reader.Array("provider_failures", runtime::Rules{})) {
+    std::vector<nlohmann::json> items;
+    for (size_t i = 0; i < a->size(); ++i) {
+      const std::string p = reader.Path("provider_failures") + "[" + std::to_string(i) + "]";
+      if ((*a)[i].is_object())
+        items.push_back((*a)[i]);
+      else
+        errors.push_back({p, "must be an object"});
+    }
+    value.provider_failures = std::move(items);
+  }
   value.job_run_id = reader.String("job_run_id", runtime::Rules{});
   value.outcome = reader.String("outcome", runtime::Rules{});
   value.quarantine_reason = reader.String("quarantine_reason", runtime::Rules{});
@@ -238,6 +249,7 @@ nlohmann::json DiscoverSpectraProductsState::ToJson() const {
   if (dataset_count_existing) json["dataset_count_existing"] = runtime::Encode(*dataset_count_existing);
   if (quarantined_count) json["quarantined_count"] = runtime::Encode(*quarantined_count);
   if (provider_summaries) json["provider_summaries"] = runtime::Encode(*provider_summaries);
+  if (provider_failures) json["provider_failures"] = runtime::Encode(*provider_failures);
   if (job_run_id) json["job_run_id"] = runtime::Encode(*job_run_id);
   if (outcome) json["outcome"] = runtime::Encode(*outcome);
   if (quarantine_reason) json["quarantine_reason"] = runtime::Encode(*quarantine_reason);
@@ -349,6 +361,17 @@ runtime::Parsed<SummarizeDiscoveryOutput> SummarizeDiscoveryOutput::FromJson(con
     }
     value.provider_summaries = std::move(items);
   }
+  if (const nlohmann::json* a = reader.Array("provider_failures", runtime::Rules{})) {
+    std::vector<nlohmann::json> items;
+    for (size_t i = 0; i < a->size(); ++i) {
+      const std::string p = reader.Path("provider_failures") + "[" + std::to_string(i) + "]";
+      if ((*a)[i].is_object())
+        items.push_back((*a)[i]);
+      else
+        errors.push_back({p, "must be an object"});
+    }
+    value.provider_failures = std::move(items);
+  }
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
@@ -360,6 +383,7 @@ nlohmann::json SummarizeDiscoveryOutput::ToJson() const {
   if (dataset_count_existing) json["dataset_count_existing"] = runtime::Encode(*dataset_count_existing);
   if (quarantined_count) json["quarantined_count"] = runtime::Encode(*quarantined_count);
   if (provider_summaries) json["provider_summaries"] = runtime::Encode(*provider_summaries);
+  if (provider_failures) json["provider_failures"] = runtime::Encode(*provider_failures);
   return json;
 }
 
@@ -479,6 +503,7 @@ nlohmann::json Dispatch(DiscoverSpectraProductsSteps& steps, std::string_view st
     if (output.dataset_count_existing) result["dataset_count_existing"] = runtime::Encode(*output.dataset_count_existing);
     if (output.quarantined_count) result["quarantined_count"] = runtime::Encode(*output.quarantined_count);
     if (output.provider_summaries) result["provider_summaries"] = runtime::Encode(*output.provider_summaries);
+    if (output.provider_failures) result["provider_failures"] = runtime::Encode(*output.provider_failures);
     return result;
   }
   if (state_name == "QueryProviderForProducts") {
@@ -533,6 +558,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "providers", "provider", "dataset_count_new", "dataset_count_existing", "quarantined_count"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
+  facts.job_run_output = {"provider_summaries", "provider_failures", "dataset_count_new", "dataset_count_existing", "quarantined_count"};
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;

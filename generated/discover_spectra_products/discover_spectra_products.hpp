@@ -101,6 +101,7 @@ struct DiscoverSpectraProductsState {
   std::optional<int64_t> dataset_count_existing;  // Datasets confirmed by this run.
   std::optional<int64_t> quarantined_count;  // Providers quarantined by this run.
   std::optional<std::vector<nlohmann::json>> provider_summaries;  // Per-provider new/existing/quarantined summary (recorded in the JobRun output too).
+  std::optional<std::vector<nlohmann::json>> provider_failures;  // One {provider, error_classification, quarantine_reason} per quarantined provider, in provider order (recorded in the JobRun output).
   std::optional<std::string> job_run_id;  // The JobRun (set by BeginJobRun).
   std::optional<std::string> outcome;  // The outcome recorded on the way to success.
   std::optional<std::string> quarantine_reason;  // The failure case that sent the run to quarantine.
@@ -139,6 +140,7 @@ struct SummarizeDiscoveryOutput {
   std::optional<int64_t> dataset_count_existing;  // Datasets confirmed by this run.
   std::optional<int64_t> quarantined_count;  // Providers quarantined by this run.
   std::optional<std::vector<nlohmann::json>> provider_summaries;  // Per-provider new/existing/quarantined summary (recorded in the JobRun output too).
+  std::optional<std::vector<nlohmann::json>> provider_failures;  // One {provider, error_classification, quarantine_reason} per quarantined provider, in provider order (recorded in the JobRun output).
 
   // Parses and validates `json` (at `path`); errors name the field path.
   static runtime::Parsed<SummarizeDiscoveryOutput> FromJson(const nlohmann::json& json,

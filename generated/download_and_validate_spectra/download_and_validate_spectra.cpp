@@ -446,6 +446,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.time_bucket_seconds = 21600;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "dataset_id", "eligible_count", "lease_status", "sha256", "byte_length", "validation_status", "quarantine_reason_code", "valid_count", "quarantined_count", "failed_count", "skipped_count"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
+  facts.job_run_output = {};
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;

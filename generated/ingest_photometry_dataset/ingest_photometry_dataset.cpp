@@ -356,6 +356,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.time_bucket_seconds = 0;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "bucket", "key"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "etag", "nova_id", "dataset_id", "lease_status", "ingestion_status", "rows_usable", "rows_bad", "quarantine_reason_code"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
+  facts.job_run_output = {};
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;

@@ -60,6 +60,7 @@ class SpecChecker {
     CheckSchedules();
     CheckObjectCreatedTriggers();
     CheckSecrets();
+    CheckJobRunOutput();
   }
 
  private:
@@ -1319,6 +1320,21 @@ class SpecChecker {
             fmt::format("secret '{}' is not declared in the governance's "
                         "'secrets'{}",
                         spec_.secrets[i], Suggest(spec_.secrets[i], ids)));
+    }
+  }
+
+  // `job_run_output` names `data` fields: what a run's JobRun records is
+  // what its Tasks produce, and a misspelt name would record nothing.
+  void CheckJobRunOutput() {
+    for (size_t i = 0; i < spec_.job_run_output.size(); ++i) {
+      const std::string& name = spec_.job_run_output[i];
+      if (spec_.FindData(name)) continue;
+      std::set<std::string> names;
+      for (const auto& f : spec_.data) names.insert(f.name);
+      Error(spec_.job_run_output_locations[i], "unknown-field",
+            fmt::format("'job_run_output' names '{}', which is not declared "
+                        "under 'data'{}",
+                        name, Suggest(name, names)));
     }
   }
 

@@ -774,6 +774,8 @@ class CppBuilder {
           add(when_known, name);
     Put(data, "log_required", StringList(required));
     Put(data, "log_when_known", StringList(when_known));
+    // The fields the Finalize builtins record as the JobRun's output.
+    Put(data, "job_run_output", StringList(spec_.job_run_output));
     // The governance's error names (the Lambda errorType of each class, the
     // names retried like RETRYABLE).
     auto class_name = [&](ErrorClass c) {

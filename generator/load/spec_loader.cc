@@ -679,6 +679,23 @@ class WorkflowReader {
     if (const yaml::Node* n = m.Get("data")) {
       spec_.data = ReadFields(*n, "'data'", m.KeyLocation("data"), false);
     }
+    spec_.job_run_output =
+        v_.StringList(m, "job_run_output", &spec_.job_run_output_locations);
+    for (size_t i = 0; i < spec_.job_run_output.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (spec_.job_run_output[j] != spec_.job_run_output[i]) continue;
+        r_.Error(spec_.job_run_output_locations[i], "duplicate-key",
+                 fmt::format("field '{}' is named twice in 'job_run_output' "
+                             "(first at line {})",
+                             spec_.job_run_output[i],
+                             spec_.job_run_output_locations[j].line));
+        spec_.job_run_output.erase(spec_.job_run_output.begin() + i);
+        spec_.job_run_output_locations.erase(
+            spec_.job_run_output_locations.begin() + i);
+        --i;
+        break;
+      }
+    }
     if (const yaml::Node* n = m.Require("outcomes")) {
       MapReader o(r_, *n, "'outcomes'", m.KeyLocation("outcomes"));
       o.AcceptAllKeys();

@@ -481,6 +481,12 @@ struct WorkflowSpec {
   std::vector<Identity> identities;
   std::vector<std::pair<std::string, std::string>> constants;
   std::vector<Field> data;
+  // `job_run_output`: the data fields the Finalize builtins copy, those
+  // present in the document, into the JobRun's output, in this order; each
+  // named once (the loader reports a repeat), each a `data` field (the
+  // checker: unknown-field).
+  std::vector<std::string> job_run_output;
+  std::vector<SourceLocation> job_run_output_locations;  // one per entry
   std::vector<Outcome> outcomes;
   std::vector<FailureCase> failures;
   std::string idempotency_key;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "compiler.h"
+#include "emit/cpp_emitter.h"
 #include "in_memory_files.h"
 #include "load/spec_loader.h"
 
@@ -267,6 +268,72 @@ TEST(CheckerTest, SecretsAreTheGovernances) {
             "    3 | secrets: tns\n"
             "      |          ^~~\n"
             "1 error, 0 warnings\n");
+}
+
+// `job_run_output` names `data` fields, each once; the binding carries the
+// list, in the spec's order, to the runtime's Finalize builtins.
+TEST(CheckerTest, JobRunOutputNamesDataFields) {
+  const std::string work =
+      "  Work: {type: Task, timeout: 5s, produces: [summary, count], next: "
+      "FinalizeJobRunSuccess, outcome: DONE}\n";
+  auto with = [&](const std::string& output) {
+    std::string spec = std::string(kHead) + work + kTail;
+    spec.replace(
+        spec.find("outcomes:\n"), 0,
+        "data:\n  summary: {type: object}\n  count: integer\n" + output);
+    return spec;
+  };
+  EXPECT_EQ(Diagnose(with("job_run_output: [count, summary]\n")), "");
+  EXPECT_EQ(Diagnose(with("job_run_output: [count, sumary]\n")),
+            "specs/t.yaml:11:25: error: 'job_run_output' names 'sumary', "
+            "which is not declared under 'data'; did you mean 'summary'? "
+            "[unknown-field]\n"
+            "   11 | job_run_output: [count, sumary]\n"
+            "      |                         ^~~~~~\n"
+            "1 error, 0 warnings\n");
+  // An input field is not the run's output.
+  EXPECT_EQ(Diagnose(with("job_run_output: [nova_id]\n")),
+            "specs/t.yaml:11:18: error: 'job_run_output' names 'nova_id', "
+            "which is not declared under 'data' [unknown-field]\n"
+            "   11 | job_run_output: [nova_id]\n"
+            "      |                  ^~~~~~~\n"
+            "1 error, 0 warnings\n");
+  EXPECT_EQ(Diagnose(with("job_run_output: [count, summary, count]\n")),
+            "specs/t.yaml:11:34: error: field 'count' is named twice in "
+            "'job_run_output' (first at line 11) [duplicate-key]\n"
+            "   11 | job_run_output: [count, summary, count]\n"
+            "      |                                  ^~~~~\n"
+            "1 error, 0 warnings\n");
+  EXPECT_EQ(Diagnose(with("job_run_output: count\n")),
+            "specs/t.yaml:11:17: error: 'job_run_output' in the workflow spec "
+            "must be a list, got 'count' [wrong-type]\n"
+            "   11 | job_run_output: count\n"
+            "      |                 ^~~~~\n"
+            "1 error, 0 warnings\n");
+  EXPECT_EQ(Diagnose(with("job_run_output: [[count]]\n")),
+            "specs/t.yaml:11:18: error: entries of 'job_run_output' in the "
+            "workflow spec must be strings, got a sequence [wrong-type]\n"
+            "   11 | job_run_output: [[count]]\n"
+            "      |                  ^\n"
+            "1 error, 0 warnings\n");
+
+  DiagnosticSink sink;
+  auto specs = LoadAndCheck(
+      {"specs/t.yaml"},
+      Files({{"specs/t.yaml", with("job_run_output: [count, summary]\n")}}),
+      sink);
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_EQ(specs[0]->job_run_output,
+            (std::vector<std::string>{"count", "summary"}));
+  std::string source = EmitCpp(*specs[0]).source;
+  EXPECT_NE(source.find("\n  facts.job_run_output = {\"count\", "
+                        "\"summary\"};\n"),
+            std::string::npos);
+  specs =
+      LoadAndCheck({"specs/t.yaml"}, Files({{"specs/t.yaml", with("")}}), sink);
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_NE(EmitCpp(*specs[0]).source.find("\n  facts.job_run_output = {};\n"),
+            std::string::npos);
 }
 
 // The stack has one parameter per secret id: specs of one run whose

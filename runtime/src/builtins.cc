@@ -29,6 +29,21 @@ const std::string* StringMember(const json& document, std::string_view name) {
   return &it->get_ref<const std::string&>();
 }
 
+// The JobRun's output: the workflow's `job_run_output` fields present in
+// the document, in the spec's order, as JSON text; nullopt when the
+// workflow names none.
+std::optional<std::string> JobRunOutput(const json& document,
+                                        const WorkflowFacts& workflow) {
+  if (workflow.job_run_output.empty()) return std::nullopt;
+  ordered_json output = ordered_json::object();
+  for (const auto& field : workflow.job_run_output) {
+    if (!document.is_object()) break;
+    auto it = document.find(field);
+    if (it != document.end()) output[field] = ordered_json(*it);
+  }
+  return output.dump();
+}
+
 std::optional<int64_t> IntegerMember(const json& document,
                                      std::string_view name) {
   if (!document.is_object()) return std::nullopt;
@@ -375,6 +390,7 @@ json FinalizeJobRunSuccess(const json& state, BuiltinContext& ctx) {
   update.job_run_id = job_run_id;
   update.nova_id = RunNovaId(out, ctx.workflow);
   update.status = JobRunStatus::kSucceeded;
+  update.output = JobRunOutput(out, ctx.workflow);
   update.outcome = outcome;
   update.ended_at = FormatTimestamp(ctx.now());
   UpdateResult result = ctx.store.UpdateJobRun(update);
@@ -410,6 +426,7 @@ json FinalizeJobRunQuarantined(const json& state, BuiltinContext& ctx) {
   update.job_run_id = job_run_id;
   update.nova_id = RunNovaId(out, ctx.workflow);
   update.status = JobRunStatus::kQuarantined;
+  update.output = JobRunOutput(out, ctx.workflow);
   update.error_classification = "QUARANTINE";
   update.error_fingerprint = fp;
   update.ended_at = FormatTimestamp(ctx.now());
@@ -474,6 +491,7 @@ json FinalizeJobRunFailed(const json& state, BuiltinContext& ctx) {
   update.job_run_id = job_run_id;
   update.nova_id = RunNovaId(out, ctx.workflow);
   update.status = JobRunStatus::kFailed;
+  update.output = JobRunOutput(out, ctx.workflow);
   update.error_classification = classification;
   update.error_fingerprint = fingerprint;
   update.ended_at = FormatTimestamp(now);
@@ -492,6 +510,7 @@ json FinalizeJobRunFailed(const json& state, BuiltinContext& ctx) {
     run.error_fingerprint = fingerprint;
     run.started_at = update.ended_at;
     run.ended_at = update.ended_at;
+    run.output = update.output;
     ctx.store.PutJobRun(run);
   } else if (result == UpdateResult::kConflict) {
     logger.LogBestEffort(LogLevel::kError,

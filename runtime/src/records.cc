@@ -105,6 +105,7 @@ nlohmann::ordered_json ToItem(const JobRun& run) {
   PutOptional(item, "error_fingerprint", run.error_fingerprint);
   item["started_at"] = run.started_at;
   PutOptional(item, "ended_at", run.ended_at);
+  PutOptional(item, "output", run.output);
   return item;
 }
 
@@ -153,6 +154,14 @@ Parsed<JobRun> JobRunFromItem(const nlohmann::json& item) {
   run.error_fingerprint = reader.String("error_fingerprint", Rules{});
   text("started_at", run.started_at);
   run.ended_at = reader.String("ended_at", Rules{});
+  run.output = reader.String("output", Rules{});
+  if (run.output) {
+    nlohmann::json parsed = nlohmann::json::parse(*run.output, nullptr,
+                                                  /*allow_exceptions=*/false);
+    if (!parsed.is_object())
+      result.errors.push_back(
+          {"$.output", "must be the JSON text of an object"});
+  }
   if (result.errors.empty()) result.value = std::move(run);
   return result;
 }

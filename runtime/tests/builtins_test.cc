@@ -693,6 +693,97 @@ TEST(FinalizeJobRunFailedTest, AlreadyFinalRunIsLoggedAndLeftAlone) {
   EXPECT_EQ(w.Lines()[1]["message"], "job run failed");
 }
 
+// --- The JobRun's output (job_run_output) ----------------------------------
+
+// A discovery whose spec names three output fields, the second never
+// produced: each Finalize records those present, in the spec's order.
+WorkflowFacts DiscoverWithOutputFacts() {
+  WorkflowFacts facts = DiscoverFacts();
+  facts.job_run_output = {"provider_failures", "quarantined_count",
+                          "dataset_count_new"};
+  return facts;
+}
+
+json DiscoveryDone(World& w) {
+  json state = Started(w, {{"nova_id", kNova}});
+  state["dataset_count_new"] = 2;
+  state["provider_failures"] = json::array(
+      {{{"provider", "ESO"},
+        {"error_classification", "QUARANTINE"},
+        {"quarantine_reason", "malformed_provider_records: no table"}}});
+  state["provider_summaries"] = json::array();  // not in the list
+  return state;
+}
+
+constexpr const char* kDiscoveryOutput =
+    R"({"provider_failures":[{"error_classification":"QUARANTINE",)"
+    R"("provider":"ESO","quarantine_reason":)"
+    R"("malformed_provider_records: no table"}],"dataset_count_new":2})";
+
+TEST(JobRunOutputTest, SuccessRecordsTheListedFieldsPresentInSpecOrder) {
+  World w(DiscoverWithOutputFacts());
+  json state = DiscoveryDone(w);
+  state["outcome"] = "DISCOVERED";
+  auto ctx = w.Ctx("FinalizeJobRunSuccess");
+  EXPECT_EQ(FinalizeJobRunSuccess(state, ctx), state);
+  EXPECT_EQ(w.store.GetJobRun(kU2, std::string(kNova))->output,
+            kDiscoveryOutput);
+  // A retried Finalize records the same output: nothing changes.
+  auto retry = w.Ctx("FinalizeJobRunSuccess", 2);
+  EXPECT_EQ(FinalizeJobRunSuccess(state, retry), state);
+}
+
+TEST(JobRunOutputTest, QuarantinedAndFailedRecordItToo) {
+  World w(DiscoverWithOutputFacts());
+  json state = DiscoveryDone(w);
+  state["quarantine_reason"] = "ambiguous_product_identity";
+  auto ctx = w.Ctx("FinalizeJobRunQuarantined");
+  FinalizeJobRunQuarantined(state, ctx);
+  std::optional<JobRun> run = w.store.GetJobRun(kU2, std::string(kNova));
+  EXPECT_EQ(run->status, JobRunStatus::kQuarantined);
+  EXPECT_EQ(run->output, kDiscoveryOutput);
+
+  World f(DiscoverWithOutputFacts());
+  json failed = Started(f, {{"nova_id", kNova}});
+  failed["quarantined_count"] = 0;
+  failed["error"] = {{"Error", "TerminalError"}, {"Cause", "boom"}};
+  auto fail_ctx = f.Ctx("FinalizeJobRunFailed");
+  FinalizeJobRunFailed(failed, fail_ctx);
+  run = f.store.GetJobRun(kU2, std::string(kNova));
+  EXPECT_EQ(run->status, JobRunStatus::kFailed);
+  EXPECT_EQ(run->output, R"({"quarantined_count":0})");
+}
+
+TEST(JobRunOutputTest, NoneOfTheFieldsIsAnEmptyObjectNoListIsNoOutput) {
+  World w(DiscoverWithOutputFacts());
+  json state = Started(w, {{"nova_id", kNova}});
+  state["error"] = {{"Error", "TerminalError"}, {"Cause", "boom"}};
+  auto ctx = w.Ctx("FinalizeJobRunFailed");
+  FinalizeJobRunFailed(state, ctx);
+  EXPECT_EQ(w.store.GetJobRun(kU2, std::string(kNova))->output, "{}");
+
+  World bare(DiscoverFacts());
+  json done = DiscoveryDone(bare);
+  done["outcome"] = "DISCOVERED";
+  auto bare_ctx = bare.Ctx("FinalizeJobRunSuccess");
+  FinalizeJobRunSuccess(done, bare_ctx);
+  std::optional<JobRun> run = bare.store.GetJobRun(kU2, std::string(kNova));
+  EXPECT_EQ(run->status, JobRunStatus::kSucceeded);
+  EXPECT_EQ(run->output, std::nullopt);
+}
+
+TEST(JobRunOutputTest, AFailureBeforeBeginJobRunRecordsItsOutput) {
+  World w(DiscoverWithOutputFacts());
+  json state = {{"job_run_id", kU3},
+                {"nova_id", kNova},
+                {"dataset_count_new", 0},
+                {"error", {{"Error", "TerminalError"}, {"Cause", "boom"}}}};
+  auto ctx = w.Ctx("FinalizeJobRunFailed");
+  FinalizeJobRunFailed(state, ctx);
+  EXPECT_EQ(w.store.GetJobRun(kU3, std::string(kNova))->output,
+            R"({"dataset_count_new":0})");
+}
+
 // --- QuarantineItem ------------------------------------------------------
 
 TEST(QuarantineItemTest, QuarantinesTheItemAndRecordsItsAttempt) {

@@ -128,6 +128,19 @@ TEST(ItemsTest, AttemptItemIsExact) {
       R"("dedupe_key":"DatasetIdentity:MAST|2026-11-20:1"})");
 }
 
+TEST(ItemsTest, TheOutputIsLastAndReadBack) {
+  JobRun run = FailedRun();
+  run.output = R"({"provider_failures":[],"dataset_count_new":0})";
+  std::string item = ToItem(run).dump();
+  EXPECT_EQ(
+      item.substr(item.find(R"("ended_at")")),
+      R"("ended_at":"2026-11-25T13:46:10Z",)"
+      R"("output":"{\"provider_failures\":[],\"dataset_count_new\":0}"})");
+  Parsed<JobRun> read = JobRunFromItem(json::parse(item));
+  ASSERT_TRUE(read.ok()) << FormatErrors(read.errors);
+  EXPECT_EQ(*read.value, run);
+}
+
 TEST(ItemsTest, RoundTrip) {
   Parsed<JobRun> run = JobRunFromItem(json(ToItem(FailedRun())));
   ASSERT_TRUE(run.ok()) << FormatErrors(run.errors);
@@ -147,6 +160,13 @@ TEST(ItemsTest, BadItemsNameTheirAttributes) {
       "$.entity: must be JobRun\n"
       "$.status: must be one of: STARTED, SUCCEEDED, QUARANTINED, FAILED\n"
       "$.started_at: is required\n");
+  json with_output = json(ToItem(FailedRun()));
+  with_output["output"] = "[1]";
+  EXPECT_EQ(FormatErrors(JobRunFromItem(with_output).errors),
+            "$.output: must be the JSON text of an object\n");
+  with_output["output"] = json::object();
+  EXPECT_EQ(FormatErrors(JobRunFromItem(with_output).errors),
+            "$.output: must be a string\n");
   json attempt = json(ToItem(RetriedAttempt()));
   attempt["attempt_number"] = 0;
   attempt["map_item_index"] = "3";

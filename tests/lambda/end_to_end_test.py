@@ -329,9 +329,10 @@ class EndToEndTest(unittest.TestCase):
             bodies.append(body)
         expected = []
         # fixtures/spectra/mirrors.json: ESO's two (by URL, by dp_id), MAST's
-        # SWP and LWR spectra.
+        # SWP and LWR spectra (the LWR one gzip-compressed, as MAST serves
+        # IUE's, and stored as served).
         for fixture in ["valid_image_wcs.fits", "valid_table.fits",
-                        "valid_table.fits", "iue_swp_mxlo.fits"]:
+                        "valid_table.fits", "iue_swp_mxlo.fits.gz"]:
             with open(os.path.join(ROOT, "fixtures", "spectra", fixture), "rb") as f:
                 expected.append(f.read())
         self.assertEqual(sorted(bodies), sorted(expected))

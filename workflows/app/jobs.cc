@@ -217,7 +217,10 @@ nlohmann::ordered_json JobsToJson(const JobsReport& report) {
               {"execution_arn", run.execution_arn},
               {"started_at", run.started_at},
               {"ended_at", OrNull(run.ended_at)},
-              {"duration_ms", OrNull(RunDurationMs(run))}};
+              {"duration_ms", OrNull(RunDurationMs(run))},
+              {"output", run.output ? json::parse(*run.output, nullptr,
+                                                  /*allow_exceptions=*/false)
+                                    : json(nullptr)}};
     if (view.attempts) {
       json attempts = json::array();
       for (const runtime::Attempt& a : *view.attempts)

@@ -152,6 +152,11 @@ SummarizeDiscoveryOutput Steps::SummarizeDiscovery(
     provider_summaries.push_back(s.ToJson());
   }
   out.provider_summaries = std::move(provider_summaries);
+  std::vector<json> provider_failures;
+  for (const domain::QuarantinedProvider& f : summary.provider_failures) {
+    provider_failures.push_back(f.ToJson());
+  }
+  out.provider_failures = std::move(provider_failures);
   context.Log("discovery summarized",
               {{"dataset_count_new", summary.dataset_count_new},
                {"dataset_count_existing", summary.dataset_count_existing},

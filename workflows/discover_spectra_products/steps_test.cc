@@ -124,6 +124,7 @@ class DiscoverSpectraProductsStepsTest : public ::testing::Test {
       }
     } catch (const runtime::QuarantineError& e) {
       document["quarantine_reason"] = e.what();
+      document["error_classification"] = "QUARANTINE";
       document["quarantined"] = true;
     }
     return document;
@@ -605,6 +606,14 @@ TEST_F(DiscoverSpectraProductsStepsTest,
                                 {"dataset_count_new", 0},
                                 {"dataset_count_existing", 0},
                                 {"quarantined", true}}}));
+  EXPECT_EQ(out.provider_failures,
+            (std::vector<json>{
+                {{"provider", "MAST"},
+                 {"error_classification", "QUARANTINE"},
+                 {"quarantine_reason",
+                  "ambiguous_product_identity: ambiguous product identity: "
+                  "normalized_products[1] (MAST at 1979-05-08T12:00:00Z) has "
+                  "none of url, size, provider_key"}}}));
   // What SpectraProductsDiscovered publishes from it is a valid event.
   json event = {{"nova_id", kV1500Cyg},
                 {"correlation_id", kCorrelationId},

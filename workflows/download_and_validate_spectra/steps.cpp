@@ -88,6 +88,16 @@ struct ScratchFile {
   }
 };
 
+// raw/<nova>/<dataset>/<sha256>.fits, for every product: the object holds
+// the bytes as the provider served them, whose SHA-256 names it, also when
+// they are gzip-compressed FITS (MAST's IUE *.mxlo.gz; CheckSpectrum tells
+// them by their first bytes and records "compression": "gzip" in the
+// validation details and profile_selection). The key stays a function of
+// the dataset and the hash alone, never of the content, and FITS readers
+// (cfitsio, astropy) recognise a gzip-compressed file by its bytes, not its
+// name. The content type stays application/fits too, never with
+// Content-Encoding: gzip, which would have clients decompress the bytes the
+// hash is of.
 std::string ObjectKey(const DatasetKey& key, std::string_view sha256) {
   return "raw/" + key.nova_id + "/" + key.dataset_id + "/" +
          std::string(sha256) + ".fits";

@@ -283,6 +283,52 @@ TEST_F(DownloadStepsTest, AValidSpectrumIsStoredFingerprintedAndCompleted) {
   EXPECT_TRUE(ScratchEmpty());
 }
 
+// MAST serves IUE's spectra gzip-compressed (*.mxlo.gz): stored as served,
+// under the same kind of key, and checked decompressed.
+TEST_F(DownloadStepsTest, AGzipCompressedProductIsStoredAsServedAndValid) {
+  const std::string url =
+      "https://mast.stsci.edu/api/v0.1/Download/file?uri=mast:IUE/url/pub/"
+      "iue/data/lwr/01000/lwr01642.mxlo.gz";
+  fs::path source = Serve(url, fits::SpectrumFixture::kIueSwpMxloGzip);
+  const std::string sha256 = transfer::Sha256OfFile(source);
+  AddDataset(kDatasetB, "MAST", url);
+
+  json item = RunItem(Item(kDatasetB, "MAST"));
+  const std::string key =
+      std::string("raw/") + kNova + "/" + kDatasetB + "/" + sha256 + ".fits";
+  EXPECT_EQ(item["validation_status"], "VALID");
+  EXPECT_EQ(item["sha256"], sha256);
+  EXPECT_EQ(item["byte_length"], static_cast<int64_t>(fs::file_size(source)));
+  EXPECT_EQ(item["object_key"], key);
+
+  store::Dataset d = Stored(kDatasetB, "MAST");
+  EXPECT_EQ(d.validation_status, store::ValidationStatus::kValid);
+  EXPECT_EQ(d.sha256, sha256);
+  fits::SpectrumCheck check =
+      fits::CheckSpectrum(source, {{"provider", "MAST"}});
+  ASSERT_TRUE(check.profile);
+  EXPECT_EQ(d.profile_selection, check.profile->ToJson());
+  EXPECT_EQ((*d.profile_selection)["profile"], "IUE_MXLO");
+  EXPECT_EQ((*d.profile_selection)["compression"], "gzip");
+  EXPECT_EQ(d.validation_details, check.ToJson());
+  EXPECT_EQ((*d.validation_details)["compression"], "gzip");
+  // The header signature is the decompressed file's, as for the plain one.
+  fs::path plain = root_ / "sources" / "plain.fits";
+  fits::WriteSpectrumFixture(plain, fits::SpectrumFixture::kIueSwpMxlo);
+  EXPECT_EQ(d.header_signature,
+            fits::CheckSpectrum(plain).profile->header_signature);
+
+  std::vector<store::FileObject> files =
+      repository_.ListFileObjects(kNova, kDatasetB);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].key, key);
+  EXPECT_EQ(files[0].content_type, "application/fits");
+  // The bytes the provider served, gzip and all.
+  EXPECT_EQ(transfer::Sha256OfFile(root_ / "objects" / "novacat-test" / key),
+            sha256);
+  EXPECT_TRUE(ScratchEmpty());
+}
+
 TEST_F(DownloadStepsTest, AChecksumMismatchIsQuarantinedAtOnceAndNotStored) {
   fs::path source = Serve(kUrlA, fits::SpectrumFixture::kValidImageWcs);
   const std::string actual = transfer::Sha256OfFile(source);

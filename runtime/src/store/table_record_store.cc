@@ -75,6 +75,7 @@ runtime::UpdateResult TableRecordStore::UpdateJobRun(
   set_or_remove("outcome", update.outcome);
   set_or_remove("error_classification", update.error_classification);
   set_or_remove("error_fingerprint", update.error_fingerprint);
+  set_or_remove("output", update.output);
   u.set["ended_at"] = update.ended_at;
   Condition condition = Condition::And(
       {Condition::Exists("PK"),
@@ -90,7 +91,8 @@ runtime::UpdateResult TableRecordStore::UpdateJobRun(
     if (run.status == JobRunStatus::kStarted) continue;
     bool same = run.status == update.status && run.outcome == update.outcome &&
                 run.error_classification == update.error_classification &&
-                run.error_fingerprint == update.error_fingerprint;
+                run.error_fingerprint == update.error_fingerprint &&
+                run.output == update.output;
     return same ? UpdateResult::kUnchanged : UpdateResult::kConflict;
   }
   throw runtime::RetryableError("UpdateJobRun " + key.pk + " / " + key.sk +

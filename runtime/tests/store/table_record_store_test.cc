@@ -186,6 +186,34 @@ TEST_P(RecordStoreTest, UpdateJobRunIsConditional) {
   EXPECT_THROW(store().UpdateJobRun(to_started), runtime::TerminalError);
 }
 
+// The run's output (job_run_output) is stored as its JSON text and read
+// back as written, on every backend; a retry with another output conflicts.
+TEST_P(RecordStoreTest, TheOutputIsStoredAndReadBack) {
+  const std::string output =
+      R"({"provider_failures":[{"provider":"ESO","quarantine_reason":)"
+      R"("r \"q\" \u00e9"}],"dataset_count_new":2})";
+  store().PutJobRun(Started(kRunA, std::string(kNova)));
+  JobRunUpdate update = Succeeded(kRunA, std::string(kNova));
+  update.output = output;
+  EXPECT_EQ(store().UpdateJobRun(update), UpdateResult::kUpdated);
+  std::optional<JobRun> read = store().GetJobRun(kRunA, std::string(kNova));
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->output, output);
+  EXPECT_EQ(store().ListJobRuns(kNova).at(0).output, output);
+  EXPECT_EQ(store().UpdateJobRun(update), UpdateResult::kUnchanged);
+  JobRunUpdate other = update;
+  other.output = "{}";
+  EXPECT_EQ(store().UpdateJobRun(other), UpdateResult::kConflict);
+  EXPECT_EQ(store().GetJobRun(kRunA, std::string(kNova))->output, output);
+
+  // Put whole (FinalizeJobRunFailed before BeginJobRun): the same.
+  JobRun failed = Started(kRunB, std::nullopt);
+  failed.status = JobRunStatus::kFailed;
+  failed.output = "{}";
+  store().PutJobRun(failed);
+  EXPECT_EQ(store().GetJobRun(kRunB, std::nullopt), failed);
+}
+
 TEST_P(RecordStoreTest, AttemptsOfOneRunInSkOrder) {
   store().PutAttempt(MakeAttempt(kRunA, "QueryProviderForProducts", 2, 1));
   store().PutAttempt(MakeAttempt(kRunA, "QueryProviderForProducts", 1, 1));

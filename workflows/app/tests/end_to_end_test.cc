@@ -359,6 +359,16 @@ TEST_F(EndToEndTest, OneNameFollowsThroughIngestToReferencesAndDiscovery) {
               1u)
         << e.dataset_id;
   }
+  // MAST serves IUE's MXLO spectra gzip-compressed: lwr01642.mxlo.gz
+  // (fixtures/spectra/iue_swp_mxlo.fits.gz) is checked decompressed, and
+  // says so.
+  std::optional<store::Dataset> lwr = client_->world.repository.GetDataset(
+      {kV1500Cyg, store::DatasetType::kSpectra, "MAST",
+       "7f45e844-3d27-5d6c-a36b-e3f21dbd146f"});
+  ASSERT_TRUE(lwr && lwr->profile_selection && lwr->validation_details);
+  EXPECT_EQ((*lwr->profile_selection)["profile"], "IUE_MXLO");
+  EXPECT_EQ((*lwr->profile_selection)["compression"], "gzip");
+  EXPECT_EQ((*lwr->validation_details)["compression"], "gzip");
   EXPECT_TRUE(
       client_->world.repository.QueryEligibleDatasets(kV1500Cyg).empty());
   // refresh_references dated the nova from its earliest credible reference.
@@ -409,6 +419,20 @@ TEST_F(EndToEndTest,
     if (s["quarantined"].get<bool>()) quarantined.push_back(s["provider"]);
   EXPECT_EQ(quarantined, std::vector<std::string>{"ESO"});
   EXPECT_EQ(summaries.size(), 2u);
+  // The JobRun records why, for diagnosis (the spec's job_run_output).
+  ASSERT_TRUE(run.job_run->output);
+  json output = json::parse(*run.job_run->output);
+  // ESO's SSAP answered QUERY_STATUS ERROR (its recorded answer).
+  EXPECT_EQ(
+      output["provider_failures"],
+      json::array({{{"provider", "ESO"},
+                    {"error_classification", "QUARANTINE"},
+                    {"quarantine_reason",
+                     "malformed_provider_records: ESO SSAP: query "
+                     "failed: Query execution failed: the spectra "
+                     "database did not answer in time (ssap.ObsCore)"}}}));
+  EXPECT_EQ(output["provider_summaries"], summaries);
+  EXPECT_EQ(output["quarantined_count"], 1);
 }
 
 TEST_F(EndToEndTest, ALaterReferenceNeverMovesTheDiscoveryDateLater) {

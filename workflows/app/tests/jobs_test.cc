@@ -88,6 +88,9 @@ class JobsTest : public ::testing::Test {
                                 JobRunStatus::kSucceeded,
                                 "2026-01-01T00:00:00Z", "2026-01-01T00:00:03Z");
     discovered.outcome = "DISCOVERED";
+    // Its workflow's job_run_output, in the spec's order (not sorted).
+    discovered.output =
+        R"({"provider_failures":[{"provider":"ESO"}],"dataset_count_new":2})";
     for (const JobRun& r : {running, quarantined, discovered})
       records_.PutJobRun(r);
     const std::string d = kDiscovered;
@@ -202,6 +205,14 @@ TEST_F(JobsTest, TheJsonHasEveryKeyOfEveryRecord) {
       "started_at": "2026-01-01T00:00:00Z",
       "ended_at": "2026-01-01T00:00:03Z",
       "duration_ms": 3000,
+      "output": {
+        "provider_failures": [
+          {
+            "provider": "ESO"
+          }
+        ],
+        "dataset_count_new": 2
+      },
       "attempts": [
         {
           "state_name": "BeginJobRun",
@@ -283,6 +294,7 @@ TEST_F(JobsTest, TheJsonHasEveryKeyOfEveryRecord) {
       "started_at": "2026-01-01T00:01:00Z",
       "ended_at": "2026-01-01T00:01:01Z",
       "duration_ms": 1000,
+      "output": null,
       "attempts": []
     },
     {
@@ -298,6 +310,7 @@ TEST_F(JobsTest, TheJsonHasEveryKeyOfEveryRecord) {
       "started_at": "2026-01-02T00:00:00Z",
       "ended_at": null,
       "duration_ms": null,
+      "output": null,
       "attempts": []
     }
   ]

@@ -505,6 +505,12 @@ json ProviderSummary::ToJson() const {
               {"quarantined", quarantined}};
 }
 
+json QuarantinedProvider::ToJson() const {
+  return json{{"provider", provider},
+              {"error_classification", error_classification},
+              {"quarantine_reason", quarantine_reason}};
+}
+
 DiscoverySummary SummarizeDiscovery(const std::vector<json>& provider_results) {
   DiscoverySummary summary;
   std::set<std::string> seen;
@@ -554,6 +560,22 @@ DiscoverySummary SummarizeDiscovery(const std::vector<json>& provider_results) {
     summary.dataset_count_new += s.dataset_count_new;
     summary.dataset_count_existing += s.dataset_count_existing;
     summary.quarantined_count += s.quarantined ? 1 : 0;
+    if (s.quarantined) {
+      QuarantinedProvider failure;
+      failure.provider = s.provider;
+      for (auto [member, to] :
+           {std::pair{"error_classification", &failure.error_classification},
+            std::pair{"quarantine_reason", &failure.quarantine_reason}}) {
+        auto text = result.find(member);
+        if (text == result.end() || !text->is_string() ||
+            text->get_ref<const std::string&>().empty())
+          fail(member,
+               "must be a non-empty string (the provider is "
+               "quarantined)");
+        *to = text->get<std::string>();
+      }
+      summary.provider_failures.push_back(std::move(failure));
+    }
     summary.provider_summaries.push_back(std::move(s));
   }
   return summary;

@@ -427,6 +427,8 @@ TEST(SummarizeDiscoveryTest, CountsPerProviderAndOverall) {
   };
   results[1]["quarantined"] = true;  // after recording its ids
   results[1]["error"] = {{"Error", "QuarantineError"}};
+  results[1]["error_classification"] = "QUARANTINE";
+  results[1]["quarantine_reason"] = "malformed_provider_records: no table";
   DiscoverySummary s = SummarizeDiscovery(results);
   EXPECT_EQ(s.dataset_ids, (std::vector<std::string>{a, b, c}));
   EXPECT_EQ(s.dataset_count_new, 3);
@@ -440,7 +442,35 @@ TEST(SummarizeDiscoveryTest, CountsPerProviderAndOverall) {
                   {"dataset_count_new", 1},
                   {"dataset_count_existing", 1},
                   {"quarantined", true}}));
+  ASSERT_EQ(
+      s.provider_failures,
+      (std::vector<QuarantinedProvider>{
+          {"MAST", "QUARANTINE", "malformed_provider_records: no table"}}));
+  EXPECT_EQ(
+      s.provider_failures[0].ToJson(),
+      (json{{"provider", "MAST"},
+            {"error_classification", "QUARANTINE"},
+            {"quarantine_reason", "malformed_provider_records: no table"}}));
   EXPECT_EQ(SummarizeDiscovery({}), DiscoverySummary{});
+}
+
+TEST(SummarizeDiscoveryTest, FailuresFollowProviderOrder) {
+  auto quarantined = [](const std::string& provider,
+                        const std::string& reason) {
+    return json{{"provider", provider},
+                {"quarantined", true},
+                {"error_classification", "QUARANTINE"},
+                {"quarantine_reason", reason}};
+  };
+  DiscoverySummary s =
+      SummarizeDiscovery({quarantined("MAST", "m"), json{{"provider", "ESO"}},
+                          json{{"provider", "IUE"}, {"quarantined", false}},
+                          quarantined("ESO", "e")});
+  EXPECT_EQ(s.provider_failures,
+            (std::vector<QuarantinedProvider>{{"MAST", "QUARANTINE", "m"},
+                                              {"ESO", "QUARANTINE", "e"}}));
+  EXPECT_EQ(SummarizeDiscovery({json{{"provider", "ESO"}}}).provider_failures,
+            std::vector<QuarantinedProvider>{});
 }
 
 TEST(SummarizeDiscoveryTest, BrokenResultsAreTerminal) {
@@ -475,6 +505,25 @@ TEST(SummarizeDiscoveryTest, BrokenResultsAreTerminal) {
       },
       "invalid provider result provider_results[0].quarantined: must be true "
       "or false, got \"yes\""));
+  EXPECT_TRUE(Fails(
+      ProductFailure::kInvalidProviderResult,
+      [] {
+        SummarizeDiscovery({json{{"provider", "ESO"},
+                                 {"quarantined", true},
+                                 {"error_classification", "QUARANTINE"}}});
+      },
+      "invalid provider result provider_results[0].quarantine_reason: must "
+      "be a non-empty string (the provider is quarantined)"));
+  EXPECT_TRUE(Fails(
+      ProductFailure::kInvalidProviderResult,
+      [] {
+        SummarizeDiscovery({json{{"provider", "ESO"},
+                                 {"quarantined", true},
+                                 {"error_classification", ""},
+                                 {"quarantine_reason", "r"}}});
+      },
+      "invalid provider result provider_results[0].error_classification: "
+      "must be a non-empty string (the provider is quarantined)"));
 }
 
 }  // namespace

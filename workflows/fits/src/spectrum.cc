@@ -1,10 +1,13 @@
 #include "novacat/fits/spectrum.h"
 
 #include <openssl/evp.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <new>
 #include <stdexcept>
 #include <vector>
 
@@ -24,6 +27,8 @@ const char* ReasonCode(SpectrumProblem problem) {
       return "NOT_FITS";
     case SpectrumProblem::kTruncated:
       return "TRUNCATED";
+    case SpectrumProblem::kTooLarge:
+      return "TOO_LARGE";
     case SpectrumProblem::kCorruptHeader:
       return "CORRUPT_HEADER";
     case SpectrumProblem::kChecksumMismatch:
@@ -43,15 +48,18 @@ const char* ReasonCode(SpectrumProblem problem) {
 }
 
 nlohmann::json ProfileSelection::ToJson() const {
-  return {{"profile", profile},
-          {"hints", hints},
-          {"header_signature", header_signature}};
+  nlohmann::json out = {{"profile", profile},
+                        {"hints", hints},
+                        {"header_signature", header_signature}};
+  if (compression) out["compression"] = *compression;
+  return out;
 }
 
 nlohmann::json SpectrumCheck::ToJson() const {
   nlohmann::json out = nlohmann::json::object();
   if (problem) out["reason_code"] = ReasonCode(*problem);
   if (!detail.empty()) out["detail"] = detail;
+  if (compression) out["compression"] = *compression;
   out["points"] = points;
   out["wavelength_min_angstrom"] = wavelength_min_angstrom;
   out["wavelength_max_angstrom"] = wavelength_max_angstrom;
@@ -958,36 +966,65 @@ bool EndsEarly(int status) {
   return status == END_OF_FILE || status == READ_ERROR;
 }
 
-// The TRUNCATED finding for a file of `size` bytes that ends early in the HDU
-// `hdu` starting at byte `start`: inside its header when no END card
-// follows `start`, else inside its data.
-Found Truncated(const std::filesystem::path& path, LONGLONG start,
-                LONGLONG size, int hdu) {
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(start);
-  std::string card(80, ' ');
+// The FITS bytes CheckFits reads: the file itself, or the decompressed
+// content of a gzip-compressed one, held in memory.
+struct Content {
+  std::filesystem::path path;           // the file, when memory is null
+  const std::string* memory = nullptr;  // the decompressed bytes
+  LONGLONG size = 0;
+  // How details name it: "the file" or "the decompressed file".
+  std::string noun = "the file";
+
+  // Up to `count` bytes from `offset` (fewer at the end).
+  std::string Read(LONGLONG offset, size_t count) const {
+    if (offset >= size) return "";
+    count = static_cast<size_t>(
+        std::min<LONGLONG>(static_cast<LONGLONG>(count), size - offset));
+    if (memory) return memory->substr(static_cast<size_t>(offset), count);
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(offset);
+    std::string out(count, '\0');
+    in.read(out.data(), static_cast<std::streamsize>(count));
+    out.resize(static_cast<size_t>(in.gcount()));
+    return out;
+  }
+};
+
+// The TRUNCATED finding for content that ends early in the HDU `hdu`
+// starting at byte `start`: inside its header when no END card follows
+// `start`, else inside its data.
+Found Truncated(const Content& content, LONGLONG start, int hdu) {
   const std::string end_card = "END" + std::string(77, ' ');
   const char* where = "header";
-  while (in.read(card.data(), 80)) {
-    if (card == end_card) {
+  for (LONGLONG at = start; at + 80 <= content.size; at += 80) {
+    if (content.Read(at, 80) == end_card) {
       where = "data";
       break;
     }
   }
   return Found{SpectrumProblem::kTruncated,
-               "the file (" + std::to_string(size) +
+               content.noun + " (" + std::to_string(content.size) +
                    " bytes) ends inside the " + where + " of " + Hdu(hdu)};
 }
 
-// Steps 2 to 6 of CheckSpectrum on a file that starts with a SIMPLE card.
-void CheckFits(const std::filesystem::path& path, LONGLONG size,
-               const nlohmann::json& provider_hints, SpectrumCheck* result) {
+// Steps 2 to 6 of CheckSpectrum on content that starts with a SIMPLE card.
+void CheckFits(const Content& content, const nlohmann::json& provider_hints,
+               SpectrumCheck* result) {
+  const LONGLONG size = content.size;
   int status = 0;
   fitsfile* raw = nullptr;
-  if (fits_open_diskfile(&raw, path.c_str(), READONLY, &status)) {
+  // cfitsio keeps the address of these two for as long as the file is open:
+  // they outlive `file` below. READONLY: it never reallocates the buffer.
+  void* memory =
+      content.memory ? const_cast<char*>(content.memory->data()) : nullptr;
+  size_t memory_size = content.memory ? content.memory->size() : 0;
+  if (content.memory
+          ? fits_open_memfile(&raw, "decompressed", READONLY, &memory,
+                              &memory_size, 0, nullptr, &status)
+          : fits_open_diskfile(&raw, content.path.c_str(), READONLY, &status)) {
     fits_clear_errmsg();
     if (raw) internal::FitsCloser()(raw);
-    if (EndsEarly(status)) throw Truncated(path, 0, size, 1);
+    if (EndsEarly(status)) throw Truncated(content, 0, 1);
     throw Found{SpectrumProblem::kCorruptHeader,
                 Hdu(1) + ": " + StatusText(status)};
   }
@@ -1009,12 +1046,8 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
                     Hdu(hdu) + ": " + StatusText(status)};
       }
       status = 0;
-      std::ifstream in(path, std::ios::binary);
-      in.seekg(last_end);
-      char next[8] = {};
-      in.read(next, sizeof next);
-      if (std::string_view(next, in.gcount()) == "XTENSION") {
-        throw Truncated(path, last_end, size, hdu);
+      if (content.Read(last_end, 8) == "XTENSION") {
+        throw Truncated(content, last_end, hdu);
       }
       break;
     }
@@ -1026,8 +1059,9 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
     }
     if (end > size) {
       throw Found{SpectrumProblem::kTruncated,
-                  "the file has " + std::to_string(size) + " bytes but " +
-                      Hdu(hdu) + "'s data ends at byte " + std::to_string(end)};
+                  content.noun + " has " + std::to_string(size) +
+                      " bytes but " + Hdu(hdu) + "'s data ends at byte " +
+                      std::to_string(end)};
     }
     types.push_back(type);
     last_end = end;
@@ -1092,8 +1126,8 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
       hints["header"] = claim.header;
     }
     if (!provider_hints.is_null()) hints["provider_hints"] = provider_hints;
-    result->profile =
-        ProfileSelection{profile, hints, HeaderSignature(file.get(), hdu)};
+    result->profile = ProfileSelection{
+        profile, hints, HeaderSignature(file.get(), hdu), std::nullopt};
     result->points = spectrum->points;
   }
   result->fits_checksum = checksums[spectrum ? spectrum->hdu - 1 : 0];
@@ -1119,6 +1153,111 @@ void CheckFits(const std::filesystem::path& path, LONGLONG size,
   CheckPoints(file.get(), *spectrum, result);
 }
 
+// --- gzip-compressed files (CheckSpectrum, step 0) --------------------------
+
+bool IsGzip(std::string_view start) {
+  return start.size() >= 2 && static_cast<unsigned char>(start[0]) == 0x1f &&
+         static_cast<unsigned char>(start[1]) == 0x8b;
+}
+
+// Ends a zlib inflate stream.
+struct InflateEnder {
+  void operator()(z_stream* stream) const { inflateEnd(stream); }
+};
+
+// The decompressed content of the gzip-compressed `in` (`size` bytes): every
+// gzip member in turn, as gunzip reads them. Found NOT_FITS for corrupt
+// data, TRUNCATED for data that ends early, TOO_LARGE past
+// kMaxDecompressedBytes.
+std::string Gunzip(std::ifstream& in, uintmax_t size) {
+  constexpr size_t kChunk = 64 * 1024;
+  constexpr size_t kLimit = static_cast<size_t>(kMaxDecompressedBytes);
+  auto corrupt = [](const z_stream& stream, int code) {
+    return Found{SpectrumProblem::kNotFits,
+                 std::string("the gzip-compressed data is corrupt (zlib: ") +
+                     (stream.msg ? stream.msg : zError(code)) + ")"};
+  };
+  auto too_large = [] {
+    return Found{SpectrumProblem::kTooLarge,
+                 "the gzip-compressed file decompresses to more than " +
+                     std::to_string(kMaxDecompressedBytes) + " bytes"};
+  };
+
+  // The output starts at the size the last member's trailer states (ISIZE,
+  // the size modulo 2^32: a hint, never trusted, so also at most what
+  // deflate's best ratio, 1032:1, can make of the file), plus one byte so
+  // that a stream that fills it exactly still ends inside it.
+  size_t initial = kChunk;
+  if (size >= 18) {
+    unsigned char trailer[4] = {};
+    in.seekg(static_cast<std::streamoff>(size - 4));
+    in.read(reinterpret_cast<char*>(trailer), sizeof trailer);
+    uint32_t isize = trailer[0] | (uint32_t{trailer[1]} << 8) |
+                     (uint32_t{trailer[2]} << 16) |
+                     (uint32_t{trailer[3]} << 24);
+    uintmax_t most = std::min<uintmax_t>(size, kLimit) * 1032;
+    initial = static_cast<size_t>(std::clamp<uintmax_t>(
+        std::min<uintmax_t>(uintmax_t{isize}, most) + 1, kChunk, kLimit + 1));
+    in.clear();
+  }
+  in.seekg(0);
+
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw std::bad_alloc();
+  std::unique_ptr<z_stream, InflateEnder> ender(&stream);
+  std::string out(initial, '\0');
+  size_t produced = 0;
+  std::vector<char> input(kChunk);
+  bool member_ended = false;
+  for (;;) {
+    if (stream.avail_in == 0) {
+      in.read(input.data(), static_cast<std::streamsize>(input.size()));
+      if (in.gcount() == 0) break;
+      stream.next_in = reinterpret_cast<Bytef*>(input.data());
+      stream.avail_in = static_cast<uInt>(in.gcount());
+    }
+    if (member_ended) {
+      // Bytes after a member: another member, or not gzip at all.
+      if (*stream.next_in != 0x1f) {
+        throw Found{SpectrumProblem::kNotFits,
+                    "the gzip-compressed data is corrupt (bytes after the "
+                    "end of its last member)"};
+      }
+      if (inflateReset(&stream) != Z_OK) throw corrupt(stream, Z_STREAM_ERROR);
+      member_ended = false;
+    }
+    if (produced == out.size()) {
+      out.resize(std::min(std::max(out.size() * 2, kChunk), kLimit + 1));
+    }
+    stream.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
+    stream.avail_out = static_cast<uInt>(
+        std::min<size_t>(out.size() - produced, size_t{1} << 30));
+    int code = inflate(&stream, Z_NO_FLUSH);
+    produced = static_cast<size_t>(reinterpret_cast<char*>(stream.next_out) -
+                                   out.data());
+    if (produced > kLimit) throw too_large();
+    switch (code) {
+      case Z_STREAM_END:
+        member_ended = true;
+        break;
+      case Z_OK:
+      case Z_BUF_ERROR:  // more input or room needed: the loop gives it
+        break;
+      case Z_MEM_ERROR:
+        throw std::bad_alloc();
+      default:  // Z_DATA_ERROR, Z_NEED_DICT, Z_STREAM_ERROR
+        throw corrupt(stream, code);
+    }
+  }
+  if (!member_ended) {
+    throw Found{SpectrumProblem::kTruncated,
+                "the gzip-compressed file (" + std::to_string(size) +
+                    " bytes) ends before the end of its compressed data"};
+  }
+  out.resize(produced);
+  return out;
+}
+
 }  // namespace
 
 SpectrumCheck CheckSpectrum(const std::filesystem::path& file,
@@ -1126,8 +1265,8 @@ SpectrumCheck CheckSpectrum(const std::filesystem::path& file,
   std::ifstream in = internal::OpenRegularFile(file, "CheckSpectrum");
   char head[9] = {};
   in.read(head, sizeof head);
-  std::string_view start(head, in.gcount());
-  in.close();
+  std::string start(head, static_cast<size_t>(in.gcount()));
+  in.clear();
   std::error_code error;
   uintmax_t size = std::filesystem::file_size(file, error);
   if (error) {
@@ -1136,19 +1275,31 @@ SpectrumCheck CheckSpectrum(const std::filesystem::path& file,
   }
 
   SpectrumCheck result;
+  Content content{file, nullptr, static_cast<LONGLONG>(size), "the file"};
+  std::string decompressed;
   try {
-    if (size == 0) {
-      throw Found{SpectrumProblem::kNotFits, "the file is empty"};
+    if (IsGzip(start)) {
+      result.compression = "gzip";
+      decompressed = Gunzip(in, size);
+      content = Content{file, &decompressed,
+                        static_cast<LONGLONG>(decompressed.size()),
+                        "the decompressed file"};
+      start = decompressed.substr(0, 9);
+    }
+    in.close();
+    if (content.size == 0) {
+      throw Found{SpectrumProblem::kNotFits, content.noun + " is empty"};
     }
     if (start != "SIMPLE  =") {
       throw Found{SpectrumProblem::kNotFits,
-                  "the file does not start with a SIMPLE card"};
+                  content.noun + " does not start with a SIMPLE card"};
     }
-    CheckFits(file, static_cast<LONGLONG>(size), provider_hints, &result);
+    CheckFits(content, provider_hints, &result);
   } catch (const Found& found) {
     result.problem = found.problem;
     result.detail = found.detail;
   }
+  if (result.profile) result.profile->compression = result.compression;
   return result;
 }
 

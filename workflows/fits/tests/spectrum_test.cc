@@ -8,8 +8,10 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "novacat/fits/fixtures.h"
 
@@ -62,6 +64,7 @@ bool IsLowerHex64(const std::string& text) {
 TEST(ReasonCodeTest, EveryProblemHasItsPersistedCode) {
   EXPECT_STREQ(ReasonCode(SpectrumProblem::kNotFits), "NOT_FITS");
   EXPECT_STREQ(ReasonCode(SpectrumProblem::kTruncated), "TRUNCATED");
+  EXPECT_STREQ(ReasonCode(SpectrumProblem::kTooLarge), "TOO_LARGE");
   EXPECT_STREQ(ReasonCode(SpectrumProblem::kCorruptHeader), "CORRUPT_HEADER");
   EXPECT_STREQ(ReasonCode(SpectrumProblem::kChecksumMismatch),
                "FITS_CHECKSUM_MISMATCH");
@@ -851,6 +854,239 @@ TEST_F(ProviderLayoutTest, HintsNameTheProfileOfAHeaderThatNamesNone) {
       "column");
 }
 
+// --- gzip-compressed files (CheckSpectrum, step 0) --------------------------
+
+class GzipTest : public SpectrumTest {
+ protected:
+  static std::string Read(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  fs::path WriteBytes(const std::string& bytes,
+                      const std::string& name = "g.fits") {
+    fs::path file = dir_ / name;
+    std::ofstream out(file, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return file;
+  }
+  // A gzip-compressed copy of `file`.
+  fs::path Gzipped(const fs::path& file) {
+    return WriteBytes(Gzip(Read(file)), file.filename().string() + ".gz");
+  }
+};
+
+TEST_F(GzipTest, AnIueMxloAsMastServesItIsValidAndSaysItWasCompressed) {
+  SpectrumCheck check = Check(SpectrumFixture::kIueSwpMxloGzip);
+  ASSERT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.compression, "gzip");
+  EXPECT_EQ(check.points, 64);
+  EXPECT_EQ(check.wavelength_min_angstrom, 1130);
+  EXPECT_EQ(check.wavelength_max_angstrom, 1130 + 63 * 14);
+  ASSERT_TRUE(check.profile.has_value());
+  // The decompressed file's header: the same signature as the plain one.
+  SpectrumCheck plain = CheckSpectrum(Write(SpectrumFixture::kIueSwpMxlo, "p"));
+  ASSERT_TRUE(plain.valid()) << plain.detail;
+  EXPECT_EQ(plain.compression, std::nullopt);
+  EXPECT_FALSE(plain.profile->ToJson().contains("compression"));
+  EXPECT_EQ(check.profile->header_signature, plain.profile->header_signature);
+  EXPECT_EQ(
+      check.profile->ToJson(),
+      nlohmann::json({{"profile", "IUE_MXLO"},
+                      {"hints",
+                       {{"hdu", 2},
+                        {"layout", "START_STEP"},
+                        {"rows", 1},
+                        {"row", 1},
+                        {"row_rule", "MOST_GOOD_POINTS"},
+                        {"good_points", 59},
+                        {"APERTURE", "LARGE"},
+                        {"wavelength_column", "WAVELENGTH"},
+                        {"step_column", "DELTAW"},
+                        {"flux_column", "FLUX"},
+                        {"quality_column", "QUALITY"},
+                        {"NPOINTS", 64},
+                        {"unit", "Angstrom"},
+                        {"selected_by", "header"},
+                        {"header", {{"ORIGIN", "GSFC"}, {"TELESCOP", "IUE"}}}}},
+                      {"header_signature", plain.profile->header_signature},
+                      {"compression", "gzip"}}));
+  EXPECT_EQ(check.ToJson(), nlohmann::json({{"compression", "gzip"},
+                                            {"points", 64},
+                                            {"wavelength_min_angstrom", 1130.0},
+                                            {"wavelength_max_angstrom", 2012.0},
+                                            {"checksum_verified", false}}));
+}
+
+TEST_F(GzipTest, TheBytesDecideNeverTheName) {
+  // A gzip file named .fits is decompressed, a plain FITS named .gz is not.
+  SpectrumCheck check =
+      CheckSpectrum(Write(SpectrumFixture::kIueSwpMxloGzip, "swp.fits"));
+  EXPECT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.compression, "gzip");
+  check = CheckSpectrum(Write(SpectrumFixture::kIueSwpMxlo, "swp.mxlo.gz"));
+  EXPECT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.compression, std::nullopt);
+  EXPECT_FALSE(check.ToJson().contains("compression"));
+}
+
+TEST_F(GzipTest, CompressedDataCutShortIsTruncated) {
+  SpectrumCheck check = Check(SpectrumFixture::kTruncatedGzip);
+  ExpectProblem(check, SpectrumProblem::kTruncated,
+                "the gzip-compressed file (1000 bytes) ends before the end of "
+                "its compressed data");
+  EXPECT_FALSE(check.profile.has_value());
+  EXPECT_EQ(check.ToJson(), nlohmann::json({{"reason_code", "TRUNCATED"},
+                                            {"detail", check.detail},
+                                            {"compression", "gzip"},
+                                            {"points", 0},
+                                            {"wavelength_min_angstrom", 0.0},
+                                            {"wavelength_max_angstrom", 0.0},
+                                            {"checksum_verified", false}}));
+  // Anywhere: the header alone, the trailer missing, one byte of it.
+  std::string gzip = Read(Write(SpectrumFixture::kIueSwpMxloGzip));
+  for (size_t size :
+       {size_t{2}, size_t{10}, gzip.size() - 8, gzip.size() - 1}) {
+    ExpectProblem(CheckSpectrum(WriteBytes(gzip.substr(0, size))),
+                  SpectrumProblem::kTruncated,
+                  "the gzip-compressed file (" + std::to_string(size) +
+                      " bytes) ends before the end of its compressed data");
+  }
+}
+
+TEST_F(GzipTest, CorruptCompressedDataIsNotFitsSayingWhy) {
+  const std::string gzip = Read(Write(SpectrumFixture::kIueSwpMxloGzip));
+  auto check = [&](std::string bytes, const std::string& detail) {
+    SpectrumCheck result = CheckSpectrum(WriteBytes(bytes));
+    ExpectProblem(result, SpectrumProblem::kNotFits, detail);
+    EXPECT_EQ(result.compression, "gzip");
+    EXPECT_FALSE(result.profile.has_value());
+  };
+  std::string bytes = gzip;
+  bytes[bytes.size() - 8] ^= 1;  // the CRC-32
+  check(bytes,
+        "the gzip-compressed data is corrupt (zlib: incorrect data "
+        "check)");
+  bytes = gzip;
+  bytes[bytes.size() - 4] ^= 1;  // ISIZE, the length
+  check(bytes,
+        "the gzip-compressed data is corrupt (zlib: incorrect length "
+        "check)");
+  bytes = gzip;
+  bytes[2] = 7;  // CM: not deflate
+  check(bytes,
+        "the gzip-compressed data is corrupt (zlib: unknown "
+        "compression method)");
+  bytes = gzip;
+  bytes[10] = static_cast<char>(0xff);  // the first block's type: reserved
+  check(bytes,
+        "the gzip-compressed data is corrupt (zlib: invalid block "
+        "type)");
+  check(gzip + "garbage",
+        "the gzip-compressed data is corrupt (bytes after "
+        "the end of its last member)");
+  // Trailing bytes that start like another member are read as one: here a
+  // member that ends inside its header.
+  bytes = gzip + "\x1f\x8b";
+  ExpectProblem(CheckSpectrum(WriteBytes(bytes)), SpectrumProblem::kTruncated,
+                "the gzip-compressed file (" + std::to_string(bytes.size()) +
+                    " bytes) ends before the end of its compressed data");
+  check(gzip + "\x1f\x7f",
+        "the gzip-compressed data is corrupt (zlib: "
+        "incorrect header check)");
+}
+
+TEST_F(GzipTest, MembersAreReadInTurnAsGunzipDoes) {
+  std::string fits = Read(Write(SpectrumFixture::kIueSwpMxlo));
+  SpectrumCheck check = CheckSpectrum(WriteBytes(
+      Gzip(fits.substr(0, 1000)) + Gzip(fits.substr(1000)) + Gzip("")));
+  EXPECT_TRUE(check.valid()) << check.detail;
+  EXPECT_EQ(check.points, 64);
+}
+
+TEST_F(GzipTest, TheDecompressedBytesAreCheckedAsAFileIs) {
+  ExpectProblem(CheckSpectrum(Gzipped(Write(SpectrumFixture::kNotFits))),
+                SpectrumProblem::kNotFits,
+                "the decompressed file does not start with a SIMPLE card");
+  SpectrumCheck check = CheckSpectrum(WriteBytes(Gzip("")));
+  ExpectProblem(check, SpectrumProblem::kNotFits,
+                "the decompressed file is empty");
+  EXPECT_EQ(check.compression, "gzip");
+  // gzip bytes compressed again: the decompressed file is gzip, not FITS.
+  ExpectProblem(CheckSpectrum(WriteBytes(
+                    Gzip(Read(Write(SpectrumFixture::kIueSwpMxloGzip))))),
+                SpectrumProblem::kNotFits,
+                "the decompressed file does not start with a SIMPLE card");
+}
+
+// Every fixture, and the cuts of TruncatedByHandAnywhere, compressed: the
+// same result as the plain file, compression recorded and "the file" of a
+// detail "the decompressed file".
+TEST_F(GzipTest, EveryFixtureCompressedGivesThePlainFilesResult) {
+  std::vector<fs::path> files;
+  for (SpectrumFixture kind :
+       {SpectrumFixture::kValidImageWcs, SpectrumFixture::kValidTable,
+        SpectrumFixture::kTruncated, SpectrumFixture::kCorruptHeader,
+        SpectrumFixture::kNanFlux, SpectrumFixture::kWrongDatasum,
+        SpectrumFixture::kDescendingWavelength,
+        SpectrumFixture::kValidTableRows, SpectrumFixture::kTooFewPoints,
+        SpectrumFixture::kImplausibleWavelength, SpectrumFixture::kNoSpectrum,
+        SpectrumFixture::kEsoSdpUves, SpectrumFixture::kHstStisX1d,
+        SpectrumFixture::kIueSwpMxlo, SpectrumFixture::kMislabelledHst}) {
+    files.push_back(
+        Write(kind, "f" + std::to_string(static_cast<int>(kind)) + ".fits"));
+  }
+  for (uintmax_t size : {5759u, 2880u, 1000u}) {
+    fs::path cut = Write(SpectrumFixture::kValidImageWcs,
+                         "image" + std::to_string(size) + ".fits");
+    fs::resize_file(cut, size);
+    files.push_back(cut);
+  }
+  for (uintmax_t size : {3880u, 5770u}) {
+    fs::path cut = Write(SpectrumFixture::kValidTable,
+                         "table" + std::to_string(size) + ".fits");
+    fs::resize_file(cut, size);
+    files.push_back(cut);
+  }
+  const nlohmann::json hints = {{"provider", "MAST"}};
+  for (const fs::path& file : files) {
+    SpectrumCheck plain = CheckSpectrum(file, hints);
+    SpectrumCheck gzip = CheckSpectrum(Gzipped(file), hints);
+    nlohmann::json expected = plain.ToJson();
+    if (plain.detail.starts_with("the file ")) {
+      expected["detail"] = "the decompressed " + plain.detail.substr(4);
+    }
+    expected["compression"] = "gzip";
+    EXPECT_EQ(gzip.ToJson(), expected) << file;
+    ASSERT_EQ(gzip.profile.has_value(), plain.profile.has_value()) << file;
+    if (plain.profile) {
+      expected = plain.profile->ToJson();
+      expected["compression"] = "gzip";
+      EXPECT_EQ(gzip.profile->ToJson(), expected) << file;
+    }
+  }
+}
+
+TEST_F(GzipTest, AGzipBombIsTooLargeAndNotHeldPastTheLimit) {
+  // 128 MiB and one byte of zeros: 130 kB compressed.
+  fs::path bomb = WriteBytes(Gzip("", kMaxDecompressedBytes + 1));
+  EXPECT_LT(fs::file_size(bomb), 200'000u);
+  SpectrumCheck check = CheckSpectrum(bomb);
+  ExpectProblem(check, SpectrumProblem::kTooLarge,
+                "the gzip-compressed file decompresses to more than 134217728 "
+                "bytes");
+  EXPECT_EQ(check.compression, "gzip");
+  EXPECT_FALSE(check.profile.has_value());
+  EXPECT_EQ(check.ToJson()["reason_code"], "TOO_LARGE");
+  // The limit itself is allowed (zeros: not FITS); made of 128 members of
+  // 1 MiB, which count together.
+  const std::string mebibyte = Gzip("", int64_t{1} << 20);
+  std::string limit;
+  for (int i = 0; i < 128; ++i) limit += mebibyte;
+  ASSERT_EQ(int64_t{128} << 20, kMaxDecompressedBytes);
+  ExpectProblem(CheckSpectrum(WriteBytes(limit)), SpectrumProblem::kNotFits,
+                "the decompressed file does not start with a SIMPLE card");
+}
+
 // The committed files (novacat_write_fits_fixtures fixtures) are what the
 // writer writes today.
 TEST(CommittedSpectraTest, EachGivesItsResult) {
@@ -869,11 +1105,15 @@ TEST(CommittedSpectraTest, EachGivesItsResult) {
   EXPECT_EQ(
       CheckSpectrum("fixtures/spectra/iue_swp_mxlo.fits").profile->profile,
       "IUE_MXLO");
-  for (const char* name :
-       {"eso_sdp_uves.fits", "hst_stis_x1d.fits", "iue_swp_mxlo.fits"}) {
+  for (const char* name : {"eso_sdp_uves.fits", "hst_stis_x1d.fits",
+                           "iue_swp_mxlo.fits", "iue_swp_mxlo.fits.gz"}) {
     EXPECT_TRUE(CheckSpectrum(fs::path("fixtures/spectra") / name).valid())
         << name;
   }
+  SpectrumCheck gzip = CheckSpectrum("fixtures/spectra/iue_swp_mxlo.fits.gz");
+  EXPECT_EQ(gzip.profile->profile, "IUE_MXLO");
+  EXPECT_EQ(gzip.profile->compression, "gzip");
+  EXPECT_EQ(gzip.compression, "gzip");
 }
 
 TEST(CommittedSpectraTest, TheWriterIsDeterministic) {
@@ -885,6 +1125,7 @@ TEST(CommittedSpectraTest, TheWriterIsDeterministic) {
       {"eso_sdp_uves.fits", SpectrumFixture::kEsoSdpUves},
       {"hst_stis_x1d.fits", SpectrumFixture::kHstStisX1d},
       {"iue_swp_mxlo.fits", SpectrumFixture::kIueSwpMxlo},
+      {"iue_swp_mxlo.fits.gz", SpectrumFixture::kIueSwpMxloGzip},
   };
   fs::path dir = fs::temp_directory_path() /
                  ("novacat_fits_writer_" + std::to_string(::getpid()));

@@ -1,5 +1,6 @@
 #include "novacat/sources/archives.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -217,8 +218,16 @@ Service AdsService(const SourcesConfig& c) {
 }
 
 bool IsTransientDesignation(std::string_view name) {
-  for (std::string_view prefix : {"AT ", "AT20", "SN ", "SN20", "TCP J",
-                                  "PNV J", "ASASSN-", "ZTF", "GAIA", "ATLAS"}) {
+  // "AT 2021ABC", "SN 1987A": a year follows the space, for a variable
+  // star's GCVS name may begin with "AT " too ("AT CNC").
+  for (std::string_view prefix : {"AT ", "SN "}) {
+    if (name.substr(0, prefix.size()) == prefix &&
+        name.size() > prefix.size() &&
+        std::isdigit(static_cast<unsigned char>(name[prefix.size()])))
+      return true;
+  }
+  for (std::string_view prefix :
+       {"AT20", "SN20", "TCP J", "PNV J", "ASASSN-", "ZTF", "GAIA", "ATLAS"}) {
     if (name.substr(0, prefix.size()) == prefix) return true;
   }
   return false;

@@ -3,29 +3,24 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "fake_http_server.h"
 #include "novacat/domain/failure.h"
 #include "novacat/domain/references.h"
 #include "novacat/sources/replay.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace ads_test {
 namespace {
 
 namespace fs = std::filesystem;
-using domain::ClientError;
 using domain::ClientFailure;
 using nlohmann::json;
 using novacat::testing::FakeServer;
 using Mode = FakeServer::Mode;
-using std::chrono::milliseconds;
+using testing_util::CountingClock;
 
 constexpr char kToken[] = "Xq7-ads-secret-token-9Zr";
 constexpr char kV1500[] = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
@@ -39,27 +34,8 @@ constexpr char kRateHeaders[] =
     "X-RateLimit-Limit: 5000\r\nX-RateLimit-Remaining: 4987\r\n"
     "X-RateLimit-Reset: 1767312000\r\n";
 
-// Time that moves only when slept: the waits are counted, not taken.
-class CountingClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point Now() override { return now_; }
-  void SleepFor(milliseconds duration) override {
-    sleeps.push_back(duration.count());
-    now_ += duration;
-  }
-  std::vector<int64_t> sleeps;
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
-
 Service AdsAt(const std::string& base_url) {
-  Service s;
-  s.name = "ADS";
-  s.base_url = base_url;
-  s.connect_timeout_ms = 2000;
-  s.request_timeout_ms = 10000;
-  return s;
+  return testing_util::ServiceAt("ADS", base_url);
 }
 
 domain::ReferenceQuery Query(std::vector<std::string> names,
@@ -68,13 +44,6 @@ domain::ReferenceQuery Query(std::vector<std::string> names,
   q.nova_id = nova_id;
   q.names = std::move(names);
   return q;
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 FakeServer::Answer Json(std::string body, int status = 200,
@@ -104,16 +73,10 @@ json Docs(int first, int count) {
   return docs;
 }
 
+// A ClientError whose message never holds the token.
 void ExpectError(const std::function<void()>& call, ClientFailure failure,
                  const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no ClientError; expected " << message;
-  } catch (const ClientError& e) {
-    EXPECT_EQ(e.failure(), failure) << e.what();
-    EXPECT_EQ(std::string(e.what()), message);
-    EXPECT_EQ(std::string(e.what()).find(kToken), std::string::npos);
-  }
+  testing_util::ExpectClientError(call, failure, message, kToken);
 }
 
 // The five candidates of the recorded V1500 CYG answer.
@@ -170,7 +133,8 @@ TEST(AdsObjectQueryTest, OnePhraseOrSeveralJoinedByOr) {
 }
 
 TEST(AdsTest, AsksForTheObjectsBibliographyWithTheToken) {
-  FakeServer server({Json(ReadFile(fs::path(kRecorded) / "v1500_cyg.json"))});
+  FakeServer server({Json(
+      testing_util::ReadFixture(fs::path(kRecorded) / "v1500_cyg.json"))});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint() + "/ads/"), kToken, clock);
   EXPECT_EQ(ads.last_rate_limit(), std::nullopt);
@@ -388,7 +352,8 @@ TEST(AdsTest, AShortRetryAfterIsWaitedThenTheAnswerCounts) {
       {Json("{\"error\": \"Too many requests\"}", 429,
             "Retry-After: 2\r\nX-RateLimit-Limit: 5000\r\n"
             "X-RateLimit-Remaining: 12\r\nX-RateLimit-Reset: 1767312000\r\n"),
-       Json(ReadFile(fs::path(kRecorded) / "v1500_cyg.json"), 200,
+       Json(testing_util::ReadFixture(fs::path(kRecorded) / "v1500_cyg.json"),
+            200,
             "X-RateLimit-Limit: 5000\r\nX-RateLimit-Remaining: 11\r\n"
             "X-RateLimit-Reset: 1767312000\r\n")});
   CountingClock clock;
@@ -459,22 +424,7 @@ TEST(AdsTest, ASpentBudgetAsksNothing) {
 // outcomes fixtures/README.md describes.
 class AdsRecordingsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    // The ADS recordings alone: another service's folder is not this
-    // test's concern.
-    root_ = fs::temp_directory_path() /
-            ("novacat-ads-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    fs::copy(kRecorded, root_ / "ads", fs::copy_options::recursive);
-    server_ = std::make_unique<ReplayServer>(root_);
-  }
-  void TearDown() override {
-    server_.reset();
-    fs::remove_all(root_);
-  }
-  Ads Client() { return Ads(AdsAt(server_->BaseUrl("ads")), kToken, clock_); }
+  Ads Client() { return Ads(AdsAt(server_.BaseUrl("ads")), kToken, clock_); }
 
   // The discovery-date rule over `candidates` from `current`.
   static domain::DiscoveryDateDecision Decide(
@@ -490,9 +440,11 @@ class AdsRecordingsTest : public ::testing::Test {
     return domain::DecideDiscoveryDate(current, evidence);
   }
 
-  fs::path root_;
+  // The ADS recordings alone: another service's folder is not this
+  // test's concern.
+  testing_util::RecordingsCopy recordings_{{"ads"}};
   CountingClock clock_;
-  std::unique_ptr<ReplayServer> server_;
+  ReplayServer server_{recordings_.root()};
 };
 
 TEST_F(AdsRecordingsTest, V1500CygIsDatedByItsDiscoveryCircular) {
@@ -508,7 +460,7 @@ TEST_F(AdsRecordingsTest, V1500CygIsDatedByItsDiscoveryCircular) {
   EXPECT_EQ(
       ads.last_rate_limit(),
       (AdsRateLimit{.limit = 5000, .remaining = 4987, .reset = 1767312000}));
-  EXPECT_TRUE(server_->unmatched().empty());
+  EXPECT_TRUE(server_.unmatched().empty());
 }
 
 TEST_F(AdsRecordingsTest, GkPerIsThrottledTwiceAndKeepsItsDate) {
@@ -543,7 +495,7 @@ TEST_F(AdsRecordingsTest, TheNovaeInitializeNovaCreatesAreRecorded) {
   ASSERT_EQ(sgr.size(), 2u);
   EXPECT_EQ(Decide(sgr, std::nullopt).new_date,
             domain::PartialDate::Parse("2015-03"));
-  EXPECT_TRUE(server_->unmatched().empty());
+  EXPECT_TRUE(server_.unmatched().empty());
 }
 
 }  // namespace

@@ -3,78 +3,37 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "fake_http_server.h"
 #include "novacat/domain/failure.h"
 #include "novacat/sources/replay.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace eso_ssap_test {
 namespace {
 
-using domain::ClientError;
 using domain::ClientFailure;
 using domain::ProviderQuery;
 using nlohmann::json;
 using novacat::testing::FakeServer;
 using Mode = FakeServer::Mode;
-using std::chrono::milliseconds;
+using testing_util::CountingClock;
+using testing_util::ExpectClientError;
 
 constexpr char kVotable[] = "application/x-votable+xml;content=ssap";
 constexpr char kV1500Cyg[] = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
 
-// Time that moves only when slept: the waits are counted, not taken.
-class CountingClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point Now() override { return now_; }
-  void SleepFor(milliseconds duration) override {
-    sleeps.push_back(duration.count());
-    now_ += duration;
-  }
-  std::vector<int64_t> sleeps;
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
-
 Service At(std::string base_url, long request_timeout_ms = 10000) {
-  Service s;
-  s.name = "ESO SSAP";
-  s.base_url = std::move(base_url);
-  s.connect_timeout_ms = 2000;
-  s.request_timeout_ms = request_timeout_ms;
-  return s;
+  return testing_util::ServiceAt("ESO SSAP", std::move(base_url),
+                                 request_timeout_ms);
 }
 
 ProviderQuery At(double ra, double dec, std::string nova_id = kV1500Cyg) {
-  ProviderQuery q;
-  q.provider = "ESO";
-  q.nova_id = std::move(nova_id);
-  q.ra_deg = ra;
-  q.dec_deg = dec;
-  return q;
+  return testing_util::ConeQuery("ESO", std::move(nova_id), ra, dec);
 }
 
 std::string Recorded(const std::string& name) {
-  std::ifstream in("fixtures/archives/eso/" + name, std::ios::binary);
-  EXPECT_TRUE(in) << name;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void ExpectError(const std::function<void()>& call, ClientFailure failure,
-                 const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no ClientError";
-  } catch (const ClientError& e) {
-    EXPECT_EQ(e.failure(), failure);
-    EXPECT_EQ(std::string(e.what()), message);
-  }
+  return testing_util::ReadFixture("fixtures/archives/eso/" + name);
 }
 
 // A VOTable with `fields` (FIELD elements) and `rows` (TR elements).
@@ -183,10 +142,11 @@ TEST(EsoSsapTest, AQueryStatusErrorIsAMalformedResponse) {
   FakeServer server(
       {{200, Recorded("v1674_her.xml"), Mode::kAnswer, "", kVotable}});
   EsoSsap eso(At(server.endpoint()));
-  ExpectError([&] { eso.Query(At(284.3790833, 16.8943333)); },
-              ClientFailure::kMalformedResponse,
-              "ESO SSAP: query failed: Query execution failed: the spectra "
-              "database did not answer in time (ssap.ObsCore)");
+  ExpectClientError(
+      [&] { eso.Query(At(284.3790833, 16.8943333)); },
+      ClientFailure::kMalformedResponse,
+      "ESO SSAP: query failed: Query execution failed: the spectra "
+      "database did not answer in time (ssap.ObsCore)");
 }
 
 TEST(EsoSsapTest, WhatIsNotAVoTableIsAMalformedResponse) {
@@ -210,17 +170,18 @@ TEST(EsoSsapTest, WhatIsNotAVoTableIsAMalformedResponse) {
         Mode::kAnswer, "", kVotable}});
   EsoSsap eso(At(server.endpoint()));
   const ProviderQuery q = At(1, 2);
-  ExpectError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
-              "ESO SSAP: malformed VOTable: Start-end tags mismatch at byte " +
-                  std::to_string(cut.size() - 1));
-  ExpectError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
-              "ESO SSAP: malformed VOTable: no VOTABLE element");
-  ExpectError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
-              "ESO SSAP: access_estsize is not an integer: \"2.3k\"");
-  ExpectError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
-              "ESO SSAP: t_min is not a number: \"yesterday\"");
-  ExpectError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
-              "ESO SSAP: ok is not a boolean: \"maybe\"");
+  ExpectClientError(
+      [&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
+      "ESO SSAP: malformed VOTable: Start-end tags mismatch at byte " +
+          std::to_string(cut.size() - 1));
+  ExpectClientError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
+                    "ESO SSAP: malformed VOTable: no VOTABLE element");
+  ExpectClientError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
+                    "ESO SSAP: access_estsize is not an integer: \"2.3k\"");
+  ExpectClientError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
+                    "ESO SSAP: t_min is not a number: \"yesterday\"");
+  ExpectClientError([&] { eso.Query(q); }, ClientFailure::kMalformedResponse,
+                    "ESO SSAP: ok is not a boolean: \"maybe\"");
 }
 
 TEST(EsoSsapTest, AShortRetryAfterIsWaitedThroughTheClock) {
@@ -244,19 +205,20 @@ TEST(EsoSsapTest, ThrottlingAndServerErrorsAreRetryable) {
                       Mode::kAnswer, "", "text/html"}});
   CountingClock clock;
   EsoSsap eso(At(server.endpoint()), clock);
-  ExpectError([&] { eso.Query(At(1, 2)); }, ClientFailure::kUnavailable,
-              "ESO SSAP: HTTP 429 (Retry-After 120 s): Too many requests");
-  ExpectError([&] { eso.Query(At(1, 2)); }, ClientFailure::kUnavailable,
-              "ESO SSAP: HTTP 500: <html><body>Internal Server "
-              "Error</body></html>");
+  ExpectClientError(
+      [&] { eso.Query(At(1, 2)); }, ClientFailure::kUnavailable,
+      "ESO SSAP: HTTP 429 (Retry-After 120 s): Too many requests");
+  ExpectClientError([&] { eso.Query(At(1, 2)); }, ClientFailure::kUnavailable,
+                    "ESO SSAP: HTTP 500: <html><body>Internal Server "
+                    "Error</body></html>");
   EXPECT_TRUE(clock.sleeps.empty());
 }
 
 TEST(EsoSsapTest, AStalledAnswerTimesOutRetryably) {
   FakeServer server({{200, Recorded("v1500_cyg.xml"), Mode::kStall}});
   EsoSsap eso(At(server.endpoint(), 300));
-  ExpectError([&] { eso.Query(At(1, 2)); }, ClientFailure::kUnavailable,
-              "ESO SSAP: curl: Timeout was reached");
+  ExpectClientError([&] { eso.Query(At(1, 2)); }, ClientFailure::kUnavailable,
+                    "ESO SSAP: curl: Timeout was reached");
 }
 
 TEST(EsoSsapTest, ARefusedRequestIsTerminalWithTheServicesMessage) {
@@ -265,9 +227,10 @@ TEST(EsoSsapTest, ARefusedRequestIsTerminalWithTheServicesMessage) {
                       "form ra,dec\n",
                       Mode::kAnswer, "", "text/plain"}});
   EsoSsap eso(At(server.endpoint()));
-  ExpectError([&] { eso.Query(At(1, 2)); }, ClientFailure::kInvalidRequest,
-              "ESO SSAP: HTTP 400: Error in POS parameter: the position is "
-              "not in the form ra,dec");
+  ExpectClientError(
+      [&] { eso.Query(At(1, 2)); }, ClientFailure::kInvalidRequest,
+      "ESO SSAP: HTTP 400: Error in POS parameter: the position is "
+      "not in the form ra,dec");
 }
 
 TEST(EsoSsapTest, ANovaWithoutAPositionCannotBeAsked) {
@@ -275,15 +238,18 @@ TEST(EsoSsapTest, ANovaWithoutAPositionCannotBeAsked) {
   EsoSsap eso(At(server.endpoint()));
   ProviderQuery q = At(1, 2);
   q.dec_deg.reset();
-  ExpectError([&] { eso.Query(q); }, ClientFailure::kInvalidRequest,
-              "ESO SSAP: nova d4bbdda3-6824-4e82-b1ce-1b781190fbec has no "
-              "position (a cone search needs ra_deg and dec_deg)");
-  ExpectError([&] { eso.Query(At(360, 2)); }, ClientFailure::kInvalidRequest,
-              "ESO SSAP: nova d4bbdda3-6824-4e82-b1ce-1b781190fbec has "
-              "position (360, 2), outside [0, 360) x [-90, 90]");
-  ExpectError([&] { eso.Query(At(1, -90.5)); }, ClientFailure::kInvalidRequest,
-              "ESO SSAP: nova d4bbdda3-6824-4e82-b1ce-1b781190fbec has "
-              "position (1, -90.5), outside [0, 360) x [-90, 90]");
+  ExpectClientError(
+      [&] { eso.Query(q); }, ClientFailure::kInvalidRequest,
+      "ESO SSAP: nova d4bbdda3-6824-4e82-b1ce-1b781190fbec has no "
+      "position (a cone search needs ra_deg and dec_deg)");
+  ExpectClientError([&] { eso.Query(At(360, 2)); },
+                    ClientFailure::kInvalidRequest,
+                    "ESO SSAP: nova d4bbdda3-6824-4e82-b1ce-1b781190fbec has "
+                    "position (360, 2), outside [0, 360) x [-90, 90]");
+  ExpectClientError([&] { eso.Query(At(1, -90.5)); },
+                    ClientFailure::kInvalidRequest,
+                    "ESO SSAP: nova d4bbdda3-6824-4e82-b1ce-1b781190fbec has "
+                    "position (1, -90.5), outside [0, 360) x [-90, 90]");
   EXPECT_TRUE(server.requests().empty());
 }
 
@@ -291,38 +257,31 @@ TEST(EsoSsapTest, ANovaWithoutAPositionCannotBeAsked) {
 // for the fixture novae through the replay server.
 class EsoSsapRecordingsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() /
-            ("eso_ssap_test_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
-    std::filesystem::copy("fixtures/archives/eso", root_ / "eso");
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-  std::filesystem::path root_;
+  testing_util::RecordingsCopy recordings_{{"eso"}};
 };
 
 TEST_F(EsoSsapRecordingsTest, AnswerTheFixtureNovae) {
-  ReplayServer replay(root_);
+  ReplayServer replay(recordings_.root());
   CountingClock clock;
   EsoSsap eso(At(replay.BaseUrl("eso")), clock);
   std::vector<json> v1500 = eso.Query(At(317.9024208, 48.1505417));
   ASSERT_EQ(v1500.size(), 2u);
   EXPECT_EQ(v1500[0]["dp_id"], "ADP.2016-06-02T10:01:19.436");
   EXPECT_EQ(v1500[1]["access_url"], nullptr);
-  ExpectError([&] { eso.Query(At(52.79925, 43.9046667)); },
-              ClientFailure::kUnavailable,
-              "ESO SSAP: HTTP 503 (Retry-After 120 s): <html><head><title>503 "
-              "Service Unavailable</title></head><body><h1>Service "
-              "Unavailable</h1><p>The ESO archive is busy; please try again "
-              "later.</p></body></html>");
+  ExpectClientError(
+      [&] { eso.Query(At(52.79925, 43.9046667)); }, ClientFailure::kUnavailable,
+      "ESO SSAP: HTTP 503 (Retry-After 120 s): <html><head><title>503 "
+      "Service Unavailable</title></head><body><h1>Service "
+      "Unavailable</h1><p>The ESO archive is busy; please try again "
+      "later.</p></body></html>");
   std::vector<json> gk_per = eso.Query(At(52.79925, 43.9046667));
   ASSERT_EQ(gk_per.size(), 1u);
   EXPECT_EQ(gk_per[0]["COLLECTION"], "XSHOOTER");
-  ExpectError([&] { eso.Query(At(284.3790833, 16.8943333)); },
-              ClientFailure::kMalformedResponse,
-              "ESO SSAP: query failed: Query execution failed: the spectra "
-              "database did not answer in time (ssap.ObsCore)");
+  ExpectClientError(
+      [&] { eso.Query(At(284.3790833, 16.8943333)); },
+      ClientFailure::kMalformedResponse,
+      "ESO SSAP: query failed: Query execution failed: the spectra "
+      "database did not answer in time (ssap.ObsCore)");
   std::vector<json> v5668 = eso.Query(At(279.2368333, -28.9277222));
   ASSERT_EQ(v5668.size(), 2u);
   EXPECT_EQ(v5668[1]["access_url"],

@@ -5,6 +5,7 @@
 
 #include "fake_http_server.h"
 #include "novacat/domain/failure.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace http_test {
@@ -15,39 +16,11 @@ using domain::ClientFailure;
 using novacat::testing::FakeServer;
 using Mode = FakeServer::Mode;
 using std::chrono::milliseconds;
-
-// Time that moves only when slept: the waits are counted, not taken.
-class CountingClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point Now() override { return now_; }
-  void SleepFor(milliseconds duration) override {
-    sleeps.push_back(duration.count());
-    now_ += duration;
-  }
-  std::vector<int64_t> sleeps;
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
+using testing_util::CountingClock;
+using testing_util::ExpectClientError;
 
 Service At(const FakeServer& server, std::string name = "SIMBAD") {
-  Service s;
-  s.name = std::move(name);
-  s.base_url = server.endpoint() + "/simbad/";
-  s.connect_timeout_ms = 2000;
-  s.request_timeout_ms = 10000;
-  return s;
-}
-
-void ExpectError(const std::function<void()>& call, ClientFailure failure,
-                 const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no ClientError";
-  } catch (const ClientError& e) {
-    EXPECT_EQ(e.failure(), failure);
-    EXPECT_EQ(std::string(e.what()), message);
-  }
+  return testing_util::ServiceAt(server, std::move(name), "/simbad/");
 }
 
 TEST(HttpClientTest, AGetCarriesItsQueryAndTheUserAgent) {
@@ -126,12 +99,13 @@ TEST(HttpClientTest, ThrottlingThatLastsIsRetryableWithItsRetryAfter) {
   CountingClock clock;
   HttpClient client(At(server), clock);
   HttpRequest request;
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "SIMBAD: HTTP 503 (Retry-After 120 s): <html>   maintenance "
-              "</html>");
+  ExpectClientError(
+      [&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+      "SIMBAD: HTTP 503 (Retry-After 120 s): <html>   maintenance "
+      "</html>");
   EXPECT_TRUE(clock.sleeps.empty());  // 120 s is past the cap
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "SIMBAD: HTTP 429 (Retry-After 2 s): again");
+  ExpectClientError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+                    "SIMBAD: HTTP 429 (Retry-After 2 s): again");
   EXPECT_EQ(clock.sleeps, std::vector<int64_t>{2000});
 }
 
@@ -141,8 +115,8 @@ TEST(HttpClientTest, ARetryAfterLongerThanTheBudgetIsNotWaited) {
   HttpClient client(At(server), clock);
   HttpRequest request;
   request.budget_ms = 4000;
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "SIMBAD: HTTP 429 (Retry-After 5 s)");
+  ExpectClientError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+                    "SIMBAD: HTTP 429 (Retry-After 5 s)");
   EXPECT_TRUE(clock.sleeps.empty());
 }
 
@@ -154,14 +128,16 @@ TEST(HttpClientTest, ServerErrorsAreRetryableOtherAnswersAreRefusals) {
   CountingClock clock;
   HttpClient client(At(server, "ADS"), clock);
   HttpRequest request;
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "ADS: HTTP 500: Internal error");
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kInvalidRequest,
-              "ADS: HTTP 400: Incorrect ADQL query");
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kInvalidRequest,
-              "ADS: HTTP 401: {\"error\": \"Unauthorized\"}");
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kInvalidRequest,
-              "ADS: HTTP 302");
+  ExpectClientError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+                    "ADS: HTTP 500: Internal error");
+  ExpectClientError([&] { client.Fetch(request); },
+                    ClientFailure::kInvalidRequest,
+                    "ADS: HTTP 400: Incorrect ADQL query");
+  ExpectClientError([&] { client.Fetch(request); },
+                    ClientFailure::kInvalidRequest,
+                    "ADS: HTTP 401: {\"error\": \"Unauthorized\"}");
+  ExpectClientError([&] { client.Fetch(request); },
+                    ClientFailure::kInvalidRequest, "ADS: HTTP 302");
 }
 
 TEST(HttpClientTest, TransportFailuresAreRetryable) {
@@ -173,12 +149,12 @@ TEST(HttpClientTest, TransportFailuresAreRetryable) {
   service.request_timeout_ms = 300;  // the stall's end; it never answers
   HttpClient client(service, clock);
   HttpRequest request;
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "SIMBAD: curl: Failure when receiving data from the peer");
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "SIMBAD: curl: Transferred a partial file");
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "SIMBAD: curl: Timeout was reached");
+  ExpectClientError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+                    "SIMBAD: curl: Failure when receiving data from the peer");
+  ExpectClientError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+                    "SIMBAD: curl: Transferred a partial file");
+  ExpectClientError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+                    "SIMBAD: curl: Timeout was reached");
 }
 
 TEST(HttpClientTest, TheBudgetBoundsTheRequest) {
@@ -189,11 +165,11 @@ TEST(HttpClientTest, TheBudgetBoundsTheRequest) {
   HttpClient client(service, clock);
   HttpRequest request;
   request.budget_ms = 100;  // the hang ends when the budget does
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "SIMBAD: curl: Timeout was reached");
+  ExpectClientError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+                    "SIMBAD: curl: Timeout was reached");
   request.budget_ms = 0;
-  ExpectError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
-              "SIMBAD: no time left to ask");
+  ExpectClientError([&] { client.Fetch(request); }, ClientFailure::kUnavailable,
+                    "SIMBAD: no time left to ask");
 }
 
 TEST(HttpClientTest, RequestsToOneServiceKeepItsPace) {
@@ -214,9 +190,9 @@ TEST(HttpClientTest, ABadUrlIsTheRequestsFault) {
   service.name = "VSX";
   service.base_url = "gopher://example.invalid";
   HttpClient client(service, clock);
-  ExpectError([&] { client.Fetch(HttpRequest{}); },
-              ClientFailure::kInvalidRequest,
-              "VSX: curl: Unsupported protocol");
+  ExpectClientError([&] { client.Fetch(HttpRequest{}); },
+                    ClientFailure::kInvalidRequest,
+                    "VSX: curl: Unsupported protocol");
 }
 
 TEST(UrlEncodeTest, KeepsUnreservedCharactersOnly) {

@@ -3,82 +3,41 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "fake_http_server.h"
 #include "novacat/domain/failure.h"
 #include "novacat/sources/replay.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace mast_test {
 namespace {
 
-using domain::ClientError;
 using domain::ClientFailure;
 using domain::ProviderQuery;
 using nlohmann::json;
 using novacat::testing::FakeServer;
 using Mode = FakeServer::Mode;
-using std::chrono::milliseconds;
+using testing_util::CountingClock;
+using testing_util::ExpectClientError;
 
 constexpr char kJson[] = "application/json; charset=utf-8";
 constexpr char kNova[] = "5b0f8a52-7c1e-4d3a-9f6b-2e8c1a7d4b90";
 
-// Time that moves only when slept: the waits are counted, not taken.
-class CountingClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point Now() override { return now_; }
-  void SleepFor(milliseconds duration) override {
-    sleeps.push_back(duration.count());
-    now_ += duration;
-  }
-  std::vector<int64_t> sleeps;
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
-
 Service At(std::string base_url, long request_timeout_ms = 10000) {
-  Service s;
-  s.name = "MAST";
-  s.base_url = std::move(base_url);
-  s.connect_timeout_ms = 2000;
-  s.request_timeout_ms = request_timeout_ms;
-  return s;
+  return testing_util::ServiceAt("MAST", std::move(base_url),
+                                 request_timeout_ms);
 }
 
 ProviderQuery At(double ra, double dec) {
-  ProviderQuery q;
-  q.provider = "MAST";
-  q.nova_id = kNova;
-  q.ra_deg = ra;
-  q.dec_deg = dec;
-  return q;
+  return testing_util::ConeQuery("MAST", kNova, ra, dec);
 }
 
 std::string Recorded(const std::string& name) {
-  std::ifstream in("fixtures/archives/mast/" + name, std::ios::binary);
-  EXPECT_TRUE(in) << name;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing_util::ReadFixture("fixtures/archives/mast/" + name);
 }
 
 FakeServer::Answer Json(std::string body) {
   return {200, std::move(body), Mode::kAnswer, "", kJson};
-}
-
-void ExpectError(const std::function<void()>& call, ClientFailure failure,
-                 const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no ClientError";
-  } catch (const ClientError& e) {
-    EXPECT_EQ(e.failure(), failure);
-    EXPECT_EQ(std::string(e.what()), message);
-  }
 }
 
 // The request line of a request, and its form's `request` as JSON.
@@ -287,8 +246,8 @@ TEST(MastTest, ExecutingIsAskedAgainThroughTheClockThenGivenUp) {
   Mast mast(At(server.endpoint()), clock);
   EXPECT_EQ(mast.Query(At(1, 2)), std::vector<json>{});
   EXPECT_EQ(clock.sleeps, std::vector<int64_t>{1000});
-  ExpectError([&] { mast.Query(At(1, 2)); }, ClientFailure::kUnavailable,
-              "MAST: Mast.Caom.Cone: still EXECUTING after 5 requests");
+  ExpectClientError([&] { mast.Query(At(1, 2)); }, ClientFailure::kUnavailable,
+                    "MAST: Mast.Caom.Cone: still EXECUTING after 5 requests");
   EXPECT_EQ(clock.sleeps, std::vector<int64_t>(5, 1000));
   EXPECT_EQ(server.requests().size(), 7u);
 }
@@ -312,8 +271,8 @@ TEST(MastTest, AnswersThatAreNotMastsAreMalformed) {
         "MAST: Mast.Caom.Cone: the answer has no data array",
         "MAST: Mast.Caom.Cone: data[0] is not an object",
         "MAST: Mast.Caom.Cone: data[0] (a spectrum) has no obsid"}) {
-    ExpectError([&] { mast.Query(q); }, ClientFailure::kMalformedResponse,
-                message);
+    ExpectClientError([&] { mast.Query(q); }, ClientFailure::kMalformedResponse,
+                      message);
   }
 }
 
@@ -331,14 +290,14 @@ TEST(MastTest, ThrottlingServerErrorsAndStallsAreRetryable) {
   Mast mast(At(server.endpoint(), 300), clock);
   EXPECT_EQ(mast.Query(At(1, 2)), std::vector<json>{});
   EXPECT_EQ(clock.sleeps, std::vector<int64_t>{1000});
-  ExpectError([&] { mast.Query(At(1, 2)); }, ClientFailure::kUnavailable,
-              "MAST: HTTP 503 (Retry-After 120 s): MAST is down for "
-              "maintenance");
-  ExpectError(
+  ExpectClientError([&] { mast.Query(At(1, 2)); }, ClientFailure::kUnavailable,
+                    "MAST: HTTP 503 (Retry-After 120 s): MAST is down for "
+                    "maintenance");
+  ExpectClientError(
       [&] { mast.Query(At(1, 2)); }, ClientFailure::kUnavailable,
       "MAST: HTTP 500: {\"status\": \"ERROR\", \"msg\": \"Internal error\"}");
-  ExpectError([&] { mast.Query(At(1, 2)); }, ClientFailure::kUnavailable,
-              "MAST: curl: Timeout was reached");
+  ExpectClientError([&] { mast.Query(At(1, 2)); }, ClientFailure::kUnavailable,
+                    "MAST: curl: Timeout was reached");
   EXPECT_EQ(clock.sleeps, std::vector<int64_t>{1000});
 }
 
@@ -346,8 +305,9 @@ TEST(MastTest, ARefusedRequestIsTerminalWithTheServicesMessage) {
   FakeServer server({{400, "Bad Request: the request parameter is missing",
                       Mode::kAnswer, "", "text/plain"}});
   Mast mast(At(server.endpoint()));
-  ExpectError([&] { mast.Query(At(1, 2)); }, ClientFailure::kInvalidRequest,
-              "MAST: HTTP 400: Bad Request: the request parameter is missing");
+  ExpectClientError(
+      [&] { mast.Query(At(1, 2)); }, ClientFailure::kInvalidRequest,
+      "MAST: HTTP 400: Bad Request: the request parameter is missing");
 }
 
 TEST(MastTest, ANovaWithoutAPositionCannotBeAsked) {
@@ -355,12 +315,13 @@ TEST(MastTest, ANovaWithoutAPositionCannotBeAsked) {
   Mast mast(At(server.endpoint()));
   ProviderQuery q = At(1, 2);
   q.ra_deg.reset();
-  ExpectError([&] { mast.Query(q); }, ClientFailure::kInvalidRequest,
-              "MAST: nova 5b0f8a52-7c1e-4d3a-9f6b-2e8c1a7d4b90 has no "
-              "position (a cone search needs ra_deg and dec_deg)");
-  ExpectError([&] { mast.Query(At(-1, 2)); }, ClientFailure::kInvalidRequest,
-              "MAST: nova 5b0f8a52-7c1e-4d3a-9f6b-2e8c1a7d4b90 has position "
-              "(-1.0, 2.0), outside [0, 360) x [-90, 90]");
+  ExpectClientError([&] { mast.Query(q); }, ClientFailure::kInvalidRequest,
+                    "MAST: nova 5b0f8a52-7c1e-4d3a-9f6b-2e8c1a7d4b90 has no "
+                    "position (a cone search needs ra_deg and dec_deg)");
+  ExpectClientError(
+      [&] { mast.Query(At(-1, 2)); }, ClientFailure::kInvalidRequest,
+      "MAST: nova 5b0f8a52-7c1e-4d3a-9f6b-2e8c1a7d4b90 has position "
+      "(-1.0, 2.0), outside [0, 360) x [-90, 90]");
   EXPECT_TRUE(server.requests().empty());
 }
 
@@ -368,19 +329,11 @@ TEST(MastTest, ANovaWithoutAPositionCannotBeAsked) {
 // for the fixture novae through the replay server.
 class MastRecordingsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() /
-            ("mast_test_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
-    std::filesystem::copy("fixtures/archives/mast", root_ / "mast");
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-  std::filesystem::path root_;
+  testing_util::RecordingsCopy recordings_{{"mast"}};
 };
 
 TEST_F(MastRecordingsTest, AnswerTheFixtureNovae) {
-  ReplayServer replay(root_);
+  ReplayServer replay(recordings_.root());
   CountingClock clock;
   Mast mast(At(replay.BaseUrl("mast")), clock);
   auto urls = [](const std::vector<json>& records) {
@@ -394,11 +347,11 @@ TEST_F(MastRecordingsTest, AnswerTheFixtureNovae) {
       (std::vector<std::string>{
           download + "mast:IUE/url/pub/iue/data/swp/01000/swp01744.mxlo.gz",
           download + "mast:IUE/url/pub/iue/data/lwr/01000/lwr01642.mxlo.gz"}));
-  ExpectError([&] { mast.Query(At(52.79925, 43.9046667)); },
-              ClientFailure::kUnavailable,
-              "MAST: HTTP 503 (Retry-After 120 s): <html><body><h1>503 "
-              "Service Unavailable</h1><p>MAST is temporarily "
-              "unavailable.</p></body></html>");
+  ExpectClientError([&] { mast.Query(At(52.79925, 43.9046667)); },
+                    ClientFailure::kUnavailable,
+                    "MAST: HTTP 503 (Retry-After 120 s): <html><body><h1>503 "
+                    "Service Unavailable</h1><p>MAST is temporarily "
+                    "unavailable.</p></body></html>");
   EXPECT_EQ(
       urls(mast.Query(At(52.79925, 43.9046667))),
       std::vector<std::string>{

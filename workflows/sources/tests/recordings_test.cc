@@ -4,12 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "novacat/sources/replay.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace recordings_test {
@@ -17,23 +16,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Read(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing_util::ReadFixture;
 
 TEST(RecordingsTest, EveryServiceIsRecordedAndEveryBodyServed) {
   const fs::path root = "fixtures/archives";
-  std::string readme = Read(root / "README.md");
+  std::string readme = ReadFixture(root / "README.md");
   ASSERT_FALSE(readme.empty());
   for (const std::string& service : RecordedServices()) {
     SCOPED_TRACE(service);
     const fs::path folder = root / service;
     EXPECT_NE(readme.find("\n## " + service + "\n"), std::string::npos);
     nlohmann::json doc =
-        nlohmann::json::parse(Read(folder / "recordings.json"));
+        nlohmann::json::parse(ReadFixture(folder / "recordings.json"));
     std::set<std::string> served;
     for (const nlohmann::json& exchange : doc["exchanges"]) {
       for (const nlohmann::json& response : exchange["responses"]) {

@@ -8,6 +8,7 @@
 #include "novacat/domain/failure.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/sources/http.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace replay_test {
@@ -18,14 +19,9 @@ namespace fs = std::filesystem;
 class ReplayServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("novacat-replay-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
     fs::create_directories(root_ / "simbad");
     fs::create_directories(root_ / "mast");
   }
-  void TearDown() override { fs::remove_all(root_); }
   void Write(const fs::path& file, const std::string& text) {
     std::ofstream(root_ / file, std::ios::binary) << text;
   }
@@ -37,7 +33,8 @@ class ReplayServerTest : public ::testing::Test {
     HttpClient client(s);
     return client.Send(request);
   }
-  fs::path root_;
+  testing_util::TempFolder folder_;
+  const fs::path root_ = folder_.path();
 };
 
 TEST_F(ReplayServerTest, AnswersTheRecordedExchangeInOrder) {

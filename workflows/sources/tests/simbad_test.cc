@@ -4,47 +4,28 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <functional>
-#include <sstream>
 
 #include "fake_http_server.h"
 #include "novacat/domain/failure.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace simbad_test {
 namespace {
 
 using domain::ClassicalNovaStatus;
-using domain::ClientError;
 using domain::ClientFailure;
 using nlohmann::json;
 using novacat::testing::FakeServer;
 using Mode = FakeServer::Mode;
+using testing_util::CountingClock;
+using testing_util::ExpectClientError;
 
 constexpr const char* kVoTableType =
     "application/x-votable+xml;serialization=TABLEDATA";
 
-// Time that moves only when slept: the waits are counted, not taken.
-class CountingClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point Now() override { return now_; }
-  void SleepFor(std::chrono::milliseconds duration) override {
-    sleeps.push_back(duration.count());
-    now_ += duration;
-  }
-  std::vector<int64_t> sleeps;
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
-
 std::string Recorded(const std::string& file) {
-  std::ifstream in("fixtures/archives/simbad/" + file, std::ios::binary);
-  EXPECT_TRUE(in) << file;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing_util::ReadFixture("fixtures/archives/simbad/" + file);
 }
 
 FakeServer::Answer Votable(const std::string& body) {
@@ -52,12 +33,7 @@ FakeServer::Answer Votable(const std::string& body) {
 }
 
 Service At(const FakeServer& server) {
-  Service s;
-  s.name = "SIMBAD";
-  s.base_url = server.endpoint() + "/simbad";
-  s.connect_timeout_ms = 2000;
-  s.request_timeout_ms = 10000;
-  return s;
+  return testing_util::ServiceAt(server, "SIMBAD", "/simbad");
 }
 
 // The form SimbadTap posts for `query`.
@@ -79,17 +55,6 @@ void ExpectPost(const std::pair<std::string, std::string>& request,
               ::testing::HasSubstr("\r\nContent-Type: "
                                    "application/x-www-form-urlencoded"));
   EXPECT_EQ(request.second, body);
-}
-
-void ExpectError(const std::function<void()>& call, ClientFailure failure,
-                 const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no ClientError";
-  } catch (const ClientError& e) {
-    EXPECT_EQ(e.failure(), failure);
-    EXPECT_EQ(std::string(e.what()), message);
-  }
 }
 
 // A one-row answer of Identify's columns with `otype`.
@@ -135,16 +100,15 @@ TEST(SimbadTest, AClassicalNovaIsANovaWhoseStatusSimbadDoesNotTell) {
              Form(SimbadTap::IdentifyQuery("V1500 CYG"), 10));
   EXPECT_EQ(answer.source, "SIMBAD");
   ASSERT_EQ(answer.matches.size(), 1u);
-  const domain::SourceMatch& m = answer.matches[0];
-  EXPECT_EQ(m.id, "V* V1500 Cyg");
-  EXPECT_EQ(m.object_type, "No*");
-  EXPECT_TRUE(m.is_nova);
-  EXPECT_EQ(m.classical_nova_status, std::nullopt);
-  EXPECT_EQ(m.ra_deg, 317.9024208);
-  EXPECT_EQ(m.dec_deg, 48.1505417);
-  EXPECT_EQ(m.epoch, "J2000");
-  EXPECT_EQ(m.aliases,
-            (std::vector<std::string>{"V* V1500 Cyg", "NOVA Cyg 1975"}));
+  testing_util::ExpectSourceMatch(
+      answer.matches[0], {.id = "V* V1500 Cyg",
+                          .object_type = "No*",
+                          .is_nova = true,
+                          .classical_nova_status = std::nullopt,
+                          .ra_deg = 317.9024208,
+                          .dec_deg = 48.1505417,
+                          .epoch = "J2000",
+                          .aliases = {"V* V1500 Cyg", "NOVA Cyg 1975"}});
   EXPECT_TRUE(clock.sleeps.empty());
 }
 
@@ -238,9 +202,9 @@ TEST(SimbadTest, AnAnswerThatIsNotAVoTableIsMalformed) {
       {Votable("<VOTABLE version=\"1.4\"><RESOURCE type=\"results\"><INFO "
                "name=\"QUERY_STATUS\" value=\"OK\"/></RESOURCE></VOTABLE>")});
   SimbadTap simbad(At(server));
-  ExpectError([&] { simbad.Identify("V1500 CYG", 25000); },
-              ClientFailure::kMalformedResponse,
-              "SIMBAD: malformed VOTable: no TABLE element");
+  ExpectClientError([&] { simbad.Identify("V1500 CYG", 25000); },
+                    ClientFailure::kMalformedResponse,
+                    "SIMBAD: malformed VOTable: no TABLE element");
 }
 
 TEST(SimbadTest, AQueryStatusErrorIsMalformed) {
@@ -252,9 +216,10 @@ TEST(SimbadTest, AQueryStatusErrorIsMalformed) {
       "name=\"PROVIDER\" value=\"CDS\">SIMBAD TAP Service</INFO>\n"
       "</RESOURCE>\n</VOTABLE>\n")});
   SimbadTap simbad(At(server));
-  ExpectError([&] { simbad.Identify("V1500 CYG", 25000); },
-              ClientFailure::kMalformedResponse,
-              "SIMBAD: query failed: The execution of the query took too long");
+  ExpectClientError(
+      [&] { simbad.Identify("V1500 CYG", 25000); },
+      ClientFailure::kMalformedResponse,
+      "SIMBAD: query failed: The execution of the query took too long");
 }
 
 TEST(SimbadTest, AMissingColumnOrAPositionThatIsNotANumberIsMalformed) {
@@ -264,12 +229,12 @@ TEST(SimbadTest, AMissingColumnOrAPositionThatIsNotANumberIsMalformed) {
   bad_ra.replace(bad_ra.find("280.5"), 5, "18:42");
   FakeServer server({Votable(no_ids), Votable(bad_ra)});
   SimbadTap simbad(At(server));
-  ExpectError([&] { simbad.Identify("X SCT", 25000); },
-              ClientFailure::kMalformedResponse,
-              "SIMBAD: the answer has no column ids");
-  ExpectError([&] { simbad.Identify("X SCT", 25000); },
-              ClientFailure::kMalformedResponse,
-              "SIMBAD: ra is not a number: \"18:42\"");
+  ExpectClientError([&] { simbad.Identify("X SCT", 25000); },
+                    ClientFailure::kMalformedResponse,
+                    "SIMBAD: the answer has no column ids");
+  ExpectClientError([&] { simbad.Identify("X SCT", 25000); },
+                    ClientFailure::kMalformedResponse,
+                    "SIMBAD: ra is not a number: \"18:42\"");
 }
 
 TEST(SimbadTest, ThrottlingIsWaitedOutThroughTheClock) {
@@ -292,9 +257,9 @@ TEST(SimbadTest, ALongRetryAfterIsRetryableAtOnce) {
                           "Retry-After: 120\r\n", "text/plain")});
   CountingClock clock;
   SimbadTap simbad(At(server), clock);
-  ExpectError([&] { simbad.Identify("V1405 CAS", 25000); },
-              ClientFailure::kUnavailable,
-              "SIMBAD: HTTP 503 (Retry-After 120 s): Service unavailable");
+  ExpectClientError(
+      [&] { simbad.Identify("V1405 CAS", 25000); }, ClientFailure::kUnavailable,
+      "SIMBAD: HTTP 503 (Retry-After 120 s): Service unavailable");
   EXPECT_TRUE(clock.sleeps.empty());
 }
 
@@ -302,9 +267,9 @@ TEST(SimbadTest, AServerErrorIsRetryable) {
   FakeServer server({FakeServer::Answer(500, "Internal Server Error",
                                         Mode::kAnswer, "", "text/plain")});
   SimbadTap simbad(At(server));
-  ExpectError([&] { simbad.Identify("V1500 CYG", 25000); },
-              ClientFailure::kUnavailable,
-              "SIMBAD: HTTP 500: Internal Server Error");
+  ExpectClientError([&] { simbad.Identify("V1500 CYG", 25000); },
+                    ClientFailure::kUnavailable,
+                    "SIMBAD: HTTP 500: Internal Server Error");
 }
 
 TEST(SimbadTest, AStalledConnectionTimesOut) {
@@ -313,8 +278,9 @@ TEST(SimbadTest, AStalledConnectionTimesOut) {
   Service service = At(server);
   service.request_timeout_ms = 300;
   SimbadTap simbad(service);
-  ExpectError([&] { simbad.Identify("V1500 CYG", 25000); },
-              ClientFailure::kUnavailable, "SIMBAD: curl: Timeout was reached");
+  ExpectClientError([&] { simbad.Identify("V1500 CYG", 25000); },
+                    ClientFailure::kUnavailable,
+                    "SIMBAD: curl: Timeout was reached");
 }
 
 TEST(SimbadTest, ABadRequestCarriesTheServicesMessage) {
@@ -331,16 +297,17 @@ TEST(SimbadTest, ABadRequestCarriesTheServicesMessage) {
   std::string excerpt = body;
   std::replace(excerpt.begin(), excerpt.end(), '\n', ' ');
   while (excerpt.back() == ' ') excerpt.pop_back();
-  ExpectError([&] { simbad.Identify("V1500 CYG", 25000); },
-              ClientFailure::kInvalidRequest, "SIMBAD: HTTP 400: " + excerpt);
+  ExpectClientError([&] { simbad.Identify("V1500 CYG", 25000); },
+                    ClientFailure::kInvalidRequest,
+                    "SIMBAD: HTTP 400: " + excerpt);
 }
 
 TEST(SimbadTest, NoTimeLeftAsksNothing) {
   FakeServer server({});
   CountingClock clock;
   SimbadTap simbad(At(server), clock);
-  ExpectError([&] { simbad.Identify("V1500 CYG", 0); },
-              ClientFailure::kUnavailable, "SIMBAD: no time left to ask");
+  ExpectClientError([&] { simbad.Identify("V1500 CYG", 0); },
+                    ClientFailure::kUnavailable, "SIMBAD: no time left to ask");
   EXPECT_TRUE(server.requests().empty());
 }
 
@@ -388,10 +355,10 @@ TEST(SimbadTest, ABibliographyNeedsAName) {
   SimbadTap simbad(At(server));
   domain::ReferenceQuery query;
   query.nova_id = "d4bbdda3-6824-4e82-b1ce-1b781190fbec";
-  ExpectError([&] { simbad.Bibliography(query); },
-              ClientFailure::kInvalidRequest,
-              "SIMBAD: nova d4bbdda3-6824-4e82-b1ce-1b781190fbec has no name "
-              "to look its references up by");
+  ExpectClientError(
+      [&] { simbad.Bibliography(query); }, ClientFailure::kInvalidRequest,
+      "SIMBAD: nova d4bbdda3-6824-4e82-b1ce-1b781190fbec has no name "
+      "to look its references up by");
   EXPECT_TRUE(server.requests().empty());
 }
 
@@ -408,9 +375,9 @@ TEST(SimbadTest, AReferenceWithoutBibcodeIsMalformed) {
   SimbadTap simbad(At(server));
   domain::ReferenceQuery query;
   query.names = {"V1500 CYG"};
-  ExpectError([&] { simbad.Bibliography(query); },
-              ClientFailure::kMalformedResponse,
-              "SIMBAD: reference row 1 has no bibcode");
+  ExpectClientError([&] { simbad.Bibliography(query); },
+                    ClientFailure::kMalformedResponse,
+                    "SIMBAD: reference row 1 has no bibcode");
 }
 
 }  // namespace

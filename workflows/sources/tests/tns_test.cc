@@ -3,45 +3,27 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "fake_http_server.h"
 #include "novacat/domain/failure.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace tns_test {
 namespace {
 
 using domain::ClassicalNovaStatus;
-using domain::ClientError;
 using domain::ClientFailure;
 using nlohmann::json;
 using novacat::testing::FakeServer;
 using Mode = FakeServer::Mode;
+using testing_util::CountingClock;
 
 constexpr const char* kKey = "0123456789abcdef-secret";
 
-class CountingClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point Now() override { return now_; }
-  void SleepFor(std::chrono::milliseconds duration) override {
-    sleeps.push_back(duration.count());
-    now_ += duration;
-  }
-  std::vector<int64_t> sleeps;
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
-
 std::string Recorded(const std::string& file) {
-  std::ifstream in("fixtures/archives/tns/" + file, std::ios::binary);
-  EXPECT_TRUE(in) << file;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing_util::ReadFixture("fixtures/archives/tns/" + file);
 }
 
 FakeServer::Answer Json(const std::string& body) {
@@ -49,12 +31,7 @@ FakeServer::Answer Json(const std::string& body) {
 }
 
 Service At(const FakeServer& server) {
-  Service s;
-  s.name = "TNS";
-  s.base_url = server.endpoint() + "/tns/api";
-  s.connect_timeout_ms = 2000;
-  s.request_timeout_ms = 10000;
-  return s;
+  return testing_util::ServiceAt(server, "TNS", "/tns/api");
 }
 
 Tns Client(const FakeServer& server, Clock& clock = SystemClock()) {
@@ -82,17 +59,10 @@ void ExpectPost(const std::pair<std::string, std::string>& request,
   EXPECT_EQ(request.second, Form(data));
 }
 
+// A ClientError whose message never holds the key.
 void ExpectError(const std::function<void()>& call, ClientFailure failure,
                  const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no ClientError";
-  } catch (const ClientError& e) {
-    EXPECT_EQ(e.failure(), failure);
-    EXPECT_EQ(std::string(e.what()), message);
-    EXPECT_THAT(std::string(e.what()),
-                ::testing::Not(::testing::HasSubstr(kKey)));
-  }
+  testing_util::ExpectClientError(call, failure, message, kKey);
 }
 
 std::string Envelope(const json& reply) {
@@ -130,16 +100,15 @@ TEST(TnsTest, ASurveyNameIsSearchedThenItsObjectAsked) {
              {{"objname", "2025xqa"}, {"photometry", "0"}, {"spectra", "0"}});
   EXPECT_EQ(answer.source, "TNS");
   ASSERT_EQ(answer.matches.size(), 1u);
-  const domain::SourceMatch& m = answer.matches[0];
-  EXPECT_EQ(m.id, "AT 2025xqa");
-  EXPECT_EQ(m.object_type, "Nova");
-  EXPECT_TRUE(m.is_nova);
-  EXPECT_EQ(m.classical_nova_status, std::nullopt);
-  EXPECT_EQ(m.ra_deg, 317.9024208);
-  EXPECT_EQ(m.dec_deg, 48.15081947777777);
-  EXPECT_EQ(m.epoch, "J2000");
-  EXPECT_EQ(m.aliases,
-            (std::vector<std::string>{"AT 2025xqa", "TCP J21113658+4809030"}));
+  testing_util::ExpectSourceMatch(
+      answer.matches[0], {.id = "AT 2025xqa",
+                          .object_type = "Nova",
+                          .is_nova = true,
+                          .classical_nova_status = std::nullopt,
+                          .ra_deg = 317.9024208,
+                          .dec_deg = 48.15081947777777,
+                          .epoch = "J2000",
+                          .aliases = {"AT 2025xqa", "TCP J21113658+4809030"}});
 }
 
 TEST(TnsTest, ANameTnsDoesNotKnowHasNoMatch) {

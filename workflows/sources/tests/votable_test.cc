@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "sources_test_util.h"
+
 namespace novacat::sources {
 namespace votable_test {
 namespace {
@@ -71,15 +73,11 @@ TEST(VoTableTest, TheResultsResourceIsChosenOverOthers) {
   EXPECT_EQ(t.query_status, "");
 }
 
+// ParseVoTable's ClientError for `text`.
 void ExpectFailure(std::string_view text, ClientFailure failure,
                    const std::string& message) {
-  try {
-    ParseVoTable(text, "ESO SSAP");
-    ADD_FAILURE() << "no exception for " << text;
-  } catch (const ClientError& e) {
-    EXPECT_EQ(e.failure(), failure);
-    EXPECT_EQ(std::string(e.what()), message);
-  }
+  testing_util::ExpectClientError([&] { ParseVoTable(text, "ESO SSAP"); },
+                                  failure, message);
 }
 
 TEST(VoTableTest, AQueryStatusErrorIsTheServicesMessage) {

@@ -3,42 +3,23 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <functional>
-#include <sstream>
-
 #include "fake_http_server.h"
 #include "novacat/domain/failure.h"
+#include "sources_test_util.h"
 
 namespace novacat::sources {
 namespace vsx_test {
 namespace {
 
 using domain::ClassicalNovaStatus;
-using domain::ClientError;
 using domain::ClientFailure;
 using novacat::testing::FakeServer;
 using Mode = FakeServer::Mode;
-
-class CountingClock : public Clock {
- public:
-  std::chrono::steady_clock::time_point Now() override { return now_; }
-  void SleepFor(std::chrono::milliseconds duration) override {
-    sleeps.push_back(duration.count());
-    now_ += duration;
-  }
-  std::vector<int64_t> sleeps;
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
+using testing_util::CountingClock;
+using testing_util::ExpectClientError;
 
 std::string Recorded(const std::string& file) {
-  std::ifstream in("fixtures/archives/vsx/" + file, std::ios::binary);
-  EXPECT_TRUE(in) << file;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing_util::ReadFixture("fixtures/archives/vsx/" + file);
 }
 
 FakeServer::Answer Json(const std::string& body) {
@@ -46,23 +27,7 @@ FakeServer::Answer Json(const std::string& body) {
 }
 
 Service At(const FakeServer& server) {
-  Service s;
-  s.name = "VSX";
-  s.base_url = server.endpoint() + "/vsx";
-  s.connect_timeout_ms = 2000;
-  s.request_timeout_ms = 10000;
-  return s;
-}
-
-void ExpectError(const std::function<void()>& call, ClientFailure failure,
-                 const std::string& message) {
-  try {
-    call();
-    ADD_FAILURE() << "no ClientError";
-  } catch (const ClientError& e) {
-    EXPECT_EQ(e.failure(), failure);
-    EXPECT_EQ(std::string(e.what()), message);
-  }
+  return testing_util::ServiceAt(server, "VSX", "/vsx");
 }
 
 TEST(VsxTest, AClassicalNovaWithItsPosition) {
@@ -81,15 +46,15 @@ TEST(VsxTest, AClassicalNovaWithItsPosition) {
   EXPECT_EQ(server.requests()[0].second, "");
   EXPECT_EQ(answer.source, "VSX");
   ASSERT_EQ(answer.matches.size(), 1u);
-  const domain::SourceMatch& m = answer.matches[0];
-  EXPECT_EQ(m.id, "V1500 Cyg");
-  EXPECT_EQ(m.object_type, "NA+AM");
-  EXPECT_TRUE(m.is_nova);
-  EXPECT_EQ(m.classical_nova_status, ClassicalNovaStatus::kYes);
-  EXPECT_EQ(m.ra_deg, 317.90242);
-  EXPECT_EQ(m.dec_deg, 48.15054);
-  EXPECT_EQ(m.epoch, "J2000");
-  EXPECT_EQ(m.aliases, std::vector<std::string>{"V1500 Cyg"});
+  testing_util::ExpectSourceMatch(
+      answer.matches[0], {.id = "V1500 Cyg",
+                          .object_type = "NA+AM",
+                          .is_nova = true,
+                          .classical_nova_status = ClassicalNovaStatus::kYes,
+                          .ra_deg = 317.90242,
+                          .dec_deg = 48.15054,
+                          .epoch = "J2000",
+                          .aliases = {"V1500 Cyg"}});
 }
 
 TEST(VsxTest, ANameVsxDoesNotKnowHasNoMatch) {
@@ -179,17 +144,18 @@ TEST(VsxTest, AnswersThatAreNotVsxsAreMalformed) {
        Json("{\"VSXObject\": {\"Name\": \"X Sct\", \"RA2000\": \"18 42 00\", "
             "\"Declination2000\": \"-10.25\"}}")});
   Vsx vsx(At(server));
-  ExpectError([&] { vsx.Identify("X SCT", 25000); },
-              ClientFailure::kMalformedResponse,
-              "VSX: the answer is not a JSON object");
-  ExpectError([&] { vsx.Identify("X SCT", 25000); },
-              ClientFailure::kMalformedResponse,
-              "VSX: VSXObject is not an object");
-  ExpectError([&] { vsx.Identify("X SCT", 25000); },
-              ClientFailure::kMalformedResponse, "VSX: VSXObject has no Name");
-  ExpectError([&] { vsx.Identify("X SCT", 25000); },
-              ClientFailure::kMalformedResponse,
-              "VSX: RA2000 is not a number: \"18 42 00\"");
+  ExpectClientError([&] { vsx.Identify("X SCT", 25000); },
+                    ClientFailure::kMalformedResponse,
+                    "VSX: the answer is not a JSON object");
+  ExpectClientError([&] { vsx.Identify("X SCT", 25000); },
+                    ClientFailure::kMalformedResponse,
+                    "VSX: VSXObject is not an object");
+  ExpectClientError([&] { vsx.Identify("X SCT", 25000); },
+                    ClientFailure::kMalformedResponse,
+                    "VSX: VSXObject has no Name");
+  ExpectClientError([&] { vsx.Identify("X SCT", 25000); },
+                    ClientFailure::kMalformedResponse,
+                    "VSX: RA2000 is not a number: \"18 42 00\"");
 }
 
 TEST(VsxTest, ThrottlingIsWaitedOutThroughTheClock) {
@@ -213,18 +179,21 @@ TEST(VsxTest, ServerErrorsAndStallsAreRetryable) {
   Service service = At(server);
   service.request_timeout_ms = 300;
   Vsx vsx(service);
-  ExpectError([&] { vsx.Identify("V1500 CYG", 25000); },
-              ClientFailure::kUnavailable, "VSX: HTTP 500: Internal error");
-  ExpectError([&] { vsx.Identify("V1500 CYG", 25000); },
-              ClientFailure::kUnavailable, "VSX: curl: Timeout was reached");
+  ExpectClientError([&] { vsx.Identify("V1500 CYG", 25000); },
+                    ClientFailure::kUnavailable,
+                    "VSX: HTTP 500: Internal error");
+  ExpectClientError([&] { vsx.Identify("V1500 CYG", 25000); },
+                    ClientFailure::kUnavailable,
+                    "VSX: curl: Timeout was reached");
 }
 
 TEST(VsxTest, ABadRequestCarriesTheServicesMessage) {
   FakeServer server({FakeServer::Answer(400, "Invalid ident parameter",
                                         Mode::kAnswer, "", "text/plain")});
   Vsx vsx(At(server));
-  ExpectError([&] { vsx.Identify("?", 25000); }, ClientFailure::kInvalidRequest,
-              "VSX: HTTP 400: Invalid ident parameter");
+  ExpectClientError([&] { vsx.Identify("?", 25000); },
+                    ClientFailure::kInvalidRequest,
+                    "VSX: HTTP 400: Invalid ident parameter");
 }
 
 }  // namespace

@@ -137,6 +137,10 @@ struct WorkflowFacts {
   // The governance's error names: what a failure reports, how a caught
   // error is classified.
   ErrorNames errors;
+  // The spec's `job_run_output`: the fields the Finalize builtins copy,
+  // those present in the document, into the JobRun's output, in this order.
+  // Empty: the JobRun records no output.
+  std::vector<std::string> job_run_output;
 };
 
 // One builtin invocation's world. Nothing in it is global; tests inject a

@@ -58,6 +58,10 @@ struct JobRun {
   std::optional<std::string> error_fingerprint;     // QUARANTINED / FAILED
   std::string started_at;                           // FormatTimestamp
   std::optional<std::string> ended_at;  // set when no longer STARTED
+  // The JSON text of an object: the fields of the workflow's
+  // `job_run_output` present in the document when the run was finalized
+  // (WorkflowFacts::job_run_output); absent for a workflow without any.
+  std::optional<std::string> output;
 
   bool operator==(const JobRun&) const = default;
 };

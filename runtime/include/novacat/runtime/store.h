@@ -33,12 +33,13 @@ struct JobRunUpdate {
   std::optional<std::string> error_classification;
   std::optional<std::string> error_fingerprint;
   std::string ended_at;
+  std::optional<std::string> output;  // JobRun::output
 };
 
 enum class UpdateResult {
   kUpdated,    // was STARTED, now final
-  kUnchanged,  // already final with the same status, outcome, classification
-               // and fingerprint (a retried Finalize): nothing written
+  kUnchanged,  // already final with the same status, outcome, classification,
+               // fingerprint and output (a retried Finalize): nothing written
   kNotFound,   // no such JobRun
   kConflict,   // already final with something else: nothing written
 };

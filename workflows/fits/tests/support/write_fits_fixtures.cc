@@ -2,7 +2,8 @@
 // <dir> (the repository's fixtures/): spectra/valid_image_wcs.fits,
 // spectra/valid_table.fits, spectra/nan_flux.fits, spectra/wrong_datasum.fits,
 // the real providers' layouts spectra/eso_sdp_uves.fits,
-// spectra/hst_stis_x1d.fits and spectra/iue_swp_mxlo.fits, and
+// spectra/hst_stis_x1d.fits and spectra/iue_swp_mxlo.fits (and the latter
+// gzip-compressed, spectra/iue_swp_mxlo.fits.gz, as MAST serves it), and
 // photometry/v1500cyg_aavso.fits (the rows of the hand-written
 // photometry/v1500cyg_aavso.csv). The output is deterministic, so a rerun
 // changes no committed byte unless the writer changed.
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
         {"eso_sdp_uves.fits", SpectrumFixture::kEsoSdpUves},
         {"hst_stis_x1d.fits", SpectrumFixture::kHstStisX1d},
         {"iue_swp_mxlo.fits", SpectrumFixture::kIueSwpMxlo},
+        {"iue_swp_mxlo.fits.gz", SpectrumFixture::kIueSwpMxloGzip},
     };
     for (const auto& [name, kind] : spectra) {
       novacat::fits::WriteSpectrumFixture(dir / "spectra" / name, kind);

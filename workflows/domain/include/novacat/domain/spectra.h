@@ -209,6 +209,18 @@ struct ProviderSummary {
   bool operator==(const ProviderSummary&) const = default;
 };
 
+// A quarantined provider, as its item document's quarantine left it
+// (QuarantineProvider: error_classification, quarantine_reason).
+struct QuarantinedProvider {
+  std::string provider;
+  std::string error_classification;  // QUARANTINE
+  std::string quarantine_reason;     // "<failure id>: <cause>"
+  // The provider_failures item: provider, error_classification,
+  // quarantine_reason.
+  nlohmann::json ToJson() const;
+  bool operator==(const QuarantinedProvider&) const = default;
+};
+
 struct DiscoverySummary {
   std::vector<std::string> dataset_ids;  // new then existing, per provider,
                                          // each once, in provider order
@@ -216,6 +228,7 @@ struct DiscoverySummary {
   int64_t dataset_count_existing = 0;
   int64_t quarantined_count = 0;  // providers quarantined
   std::vector<ProviderSummary> provider_summaries;
+  std::vector<QuarantinedProvider> provider_failures;  // in provider order
   bool operator==(const DiscoverySummary&) const = default;
 };
 
@@ -224,9 +237,11 @@ struct DiscoverySummary {
 // left it: `provider`, `new_dataset_ids` and `existing_dataset_ids`
 // (arrays of UUIDs, absent = empty) and `quarantined: true` when
 // QuarantineProvider handled it. A quarantined provider still counts the
-// ids it recorded before the failure. Throws ProductError
-// kInvalidProviderResult naming provider_results[i] and the member for a
-// document without a provider or with ids that are not UUIDs.
+// ids it recorded before the failure, and gives a provider_failures entry
+// from its `error_classification` and `quarantine_reason`. Throws
+// ProductError kInvalidProviderResult naming provider_results[i] and the
+// member for a document without a provider, with ids that are not UUIDs,
+// or quarantined without those two as non-empty strings.
 DiscoverySummary SummarizeDiscovery(
     const std::vector<nlohmann::json>& provider_results);
 

@@ -1,7 +1,9 @@
 // A downloaded spectrum's FITS file, checked before it is catalogued: is it a
 // FITS file, complete, with a readable header and matching checksums, does it
 // hold a 1-D spectrum (and where: the profile), and is that spectrum usable
-// (enough points, finite flux, wavelengths increasing and plausible).
+// (enough points, finite flux, wavelengths increasing and plausible). A
+// gzip-compressed FITS file (MAST serves IUE's spectra as *.mxlo.gz) is
+// recognised by its first bytes and checked decompressed.
 //
 // The step that validates a download calls CheckSpectrum once per file and
 // persists what it returns: a valid spectrum's SpectrumCheck::ToJson as its
@@ -25,12 +27,23 @@ namespace novacat::fits {
 // gives the persisted quarantine_reason_code.
 enum class SpectrumProblem {
   // "NOT_FITS": not a FITS file at all: empty, or its first bytes are not a
-  // SIMPLE card ("SIMPLE  =").
+  // SIMPLE card ("SIMPLE  ="); for a gzip-compressed file, the same of its
+  // decompressed content, or compressed data that is corrupt (a bad header,
+  // invalid deflate data, a CRC-32 or length that does not match, bytes
+  // after the last gzip member).
   kNotFits,
   // "TRUNCATED": ends before the data its headers declare (padding to the
   // 2880-byte block included, as the FITS standard requires), or inside a
-  // header.
+  // header; for a gzip-compressed file, also compressed data that ends
+  // before the end of its gzip stream.
   kTruncated,
+  // "TOO_LARGE": a gzip-compressed file whose content decompresses to more
+  // than kMaxDecompressedBytes (a gzip bomb, or a product far larger than a
+  // 1-D spectrum): not checked. The code a download larger than the
+  // downloader's limit is already quarantined with (product_unavailable's
+  // "TOO_LARGE: ..."), so a dataset's quarantine_reason_code says the same
+  // thing for both.
+  kTooLarge,
   // "CORRUPT_HEADER": a header cfitsio cannot parse, a mandatory keyword
   // (BITPIX, NAXIS, NAXISn, XTENSION, TFIELDS, TFORMn, ...) missing or
   // invalid, or a WCS keyword of the chosen spectrum that is not a number.
@@ -56,7 +69,7 @@ enum class SpectrumProblem {
   kTooFewPoints,
 };
 
-// The persisted quarantine_reason_code: "NOT_FITS", "TRUNCATED",
+// The persisted quarantine_reason_code: "NOT_FITS", "TRUNCATED", "TOO_LARGE",
 // "CORRUPT_HEADER", "FITS_CHECKSUM_MISMATCH", "NO_SPECTRUM",
 // "NON_FINITE_FLUX", "NON_MONOTONIC_WAVELENGTH", "IMPLAUSIBLE_WAVELENGTH",
 // "TOO_FEW_POINTS". Fixed forever: stored records name them.
@@ -66,6 +79,11 @@ inline constexpr int64_t kMinSpectrumPoints = 10;
 // The plausible wavelength range, in Angstrom: far UV to far IR.
 inline constexpr double kMinWavelengthAngstrom = 100;
 inline constexpr double kMaxWavelengthAngstrom = 1e6;
+// The most bytes a gzip-compressed file may decompress to (128 MiB). The
+// content is held in memory while it is checked (the functions have 512 MB),
+// and a 1-D spectrum is far smaller: an IUE MXLO file is some 30 kB, an HST
+// x1d or an ESO SDP spectrum a few MB.
+inline constexpr int64_t kMaxDecompressedBytes = int64_t{128} << 20;
 
 // How the spectrum was found, so the choice can be replayed (persisted as
 // profile_selection).
@@ -163,8 +181,13 @@ struct ProfileSelection {
   // COMMENT, HISTORY and blank-named cards, which change when a product is
   // re-packaged or re-downloaded while its content does not.
   std::string header_signature;
+  // "gzip" when the file was gzip-compressed (the profile, hdu numbers and
+  // header signature are then those of its decompressed content, the same
+  // as for the uncompressed file); absent for a plain FITS file.
+  std::optional<std::string> compression;
 
-  // {"profile": .., "hints": .., "header_signature": ..}
+  // {"profile": .., "hints": .., "header_signature": .., "compression"?:
+  // "gzip"} (compression only when set).
   nlohmann::json ToJson() const;
 };
 
@@ -187,11 +210,16 @@ struct SpectrumCheck {
   int64_t points = 0;
   double wavelength_min_angstrom = 0;
   double wavelength_max_angstrom = 0;
+  // "gzip" when the file starts with gzip's magic bytes (1f 8b), whatever
+  // became of it (also when its compressed data is corrupt); absent for
+  // any other file.
+  std::optional<std::string> compression;
 
   bool valid() const { return !problem.has_value(); }
-  // The validation details: {"reason_code"?, "detail"?, "points",
-  // "wavelength_min_angstrom", "wavelength_max_angstrom", "fits_checksum"?,
-  // "checksum_verified"} (members marked ? only when set; keys in
+  // The validation details: {"reason_code"?, "detail"?, "compression"?,
+  // "points", "wavelength_min_angstrom", "wavelength_max_angstrom",
+  // "fits_checksum"?, "checksum_verified"} (members marked ? only when set;
+  // keys in
   // nlohmann::json's sorted order, so the text is stable). The profile is
   // not repeated here: ProfileSelection::ToJson is persisted beside it.
   nlohmann::json ToJson() const;
@@ -199,6 +227,16 @@ struct SpectrumCheck {
 
 // Reads `file` with cfitsio (no extended file name syntax: brackets in a
 // name are literal) and checks it, in this order:
+//   0. A file that starts with gzip's magic bytes 1f 8b (never judged by its
+//      name) is gzip-compressed (compression "gzip"): it is decompressed
+//      with zlib into memory, every gzip member in turn, and steps 1 to 6
+//      check the decompressed content (their details then say "the
+//      decompressed file" where they say "the file"). Corrupt compressed
+//      data is NOT_FITS, e.g. "the gzip-compressed data is corrupt (zlib:
+//      incorrect data check)"; data that ends early is TRUNCATED, "the
+//      gzip-compressed file (N bytes) ends before the end of its compressed
+//      data"; more than kMaxDecompressedBytes is TOO_LARGE, "the
+//      gzip-compressed file decompresses to more than 134217728 bytes".
 //   1. NOT_FITS: empty, or not starting with "SIMPLE  =".
 //   2. Every HDU in turn: TRUNCATED when the file ends before the HDU's
 //      padded data end or inside its header; CORRUPT_HEADER when cfitsio

@@ -1,9 +1,12 @@
 #include "novacat/fits/fixtures.h"
 
 #include <fitsio.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -493,7 +496,66 @@ void PatchPrimaryCard(const std::filesystem::path& path, const char* keyword,
   throw std::runtime_error("fixtures: no " + std::string(keyword) + " card");
 }
 
+std::string ReadBytes(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("fixtures: read " + file.string());
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteBytes(const std::filesystem::path& file, std::string_view bytes) {
+  std::filesystem::remove(file);
+  std::ofstream out(file, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("fixtures: write " + file.string());
+}
+
+// kIueSwpMxlo gzip-compressed.
+std::string IueMxloGzip(const std::filesystem::path& file) {
+  WriteIueMxlo(file);
+  return Gzip(ReadBytes(file));
+}
+
 }  // namespace
+
+std::string Gzip(std::string_view bytes, int64_t zeros) {
+  z_stream stream{};
+  if (deflateInit2(&stream, 9, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("fixtures: deflateInit2 failed");
+  gz_header header{};
+  header.os = 3;  // Unix, as gzip writes on Linux; time 0, no name
+  deflateSetHeader(&stream, &header);
+  std::string out;
+  const std::string zero_chunk(1 << 20, '\0');
+  char buffer[1 << 16];
+  // Feeds `input` (all of it, or with Z_FINISH the end of the stream).
+  auto feed = [&](std::string_view input, int flush) {
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+    stream.avail_in = static_cast<uInt>(input.size());
+    int code = Z_OK;
+    do {
+      stream.next_out = reinterpret_cast<Bytef*>(buffer);
+      stream.avail_out = sizeof buffer;
+      code = deflate(&stream, flush);
+      if (code == Z_STREAM_ERROR) {
+        deflateEnd(&stream);
+        throw std::runtime_error("fixtures: deflate failed");
+      }
+      out.append(buffer, sizeof buffer - stream.avail_out);
+    } while (stream.avail_out == 0 ||
+             (flush == Z_FINISH && code != Z_STREAM_END));
+  };
+  feed(bytes, Z_NO_FLUSH);
+  while (zeros > 0) {
+    size_t count =
+        static_cast<size_t>(std::min<int64_t>(zeros, zero_chunk.size()));
+    feed(std::string_view(zero_chunk).substr(0, count), Z_NO_FLUSH);
+    zeros -= static_cast<int64_t>(count);
+  }
+  feed({}, Z_FINISH);
+  deflateEnd(&stream);
+  return out;
+}
 
 void WriteSpectrumFixture(const std::filesystem::path& file,
                           SpectrumFixture kind) {
@@ -553,6 +615,10 @@ void WriteSpectrumFixture(const std::filesystem::path& file,
       fits.Close();
       return;
     }
+    case SpectrumFixture::kIueSwpMxloGzip:
+      return WriteBytes(file, IueMxloGzip(file));
+    case SpectrumFixture::kTruncatedGzip:
+      return WriteBytes(file, IueMxloGzip(file).substr(0, 1000));
   }
   throw std::runtime_error("fixtures: unknown SpectrumFixture");
 }

@@ -4,7 +4,10 @@
 // checksum keywords' comments carry no time, unlike fits_write_chksum's).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "novacat/fits/photometry.h"
@@ -77,12 +80,23 @@ enum class SpectrumFixture {
   // primary header (checksums resealed): a table of WAVE and FLUX that
   // claims to be an HST x1d.
   kMislabelledHst,
+  // kIueSwpMxlo gzip-compressed (Gzip), as MAST serves IUE's *.mxlo.gz.
+  kIueSwpMxloGzip,
+  // kIueSwpMxloGzip cut to its first 1000 bytes: the compressed data ends
+  // before the end of its gzip stream.
+  kTruncatedGzip,
 };
 
 // Writes `kind` to `file`, replacing it. Throws std::runtime_error when
 // cfitsio fails.
 void WriteSpectrumFixture(const std::filesystem::path& file,
                           SpectrumFixture kind);
+
+// `bytes` followed by `zeros` zero bytes, as one gzip member (zlib, level 9,
+// compressed as a stream: the zeros are never held in memory), written
+// deterministically, as `gzip -9n` does: no file name, modification time 0,
+// OS 3 (Unix).
+std::string Gzip(std::string_view bytes, int64_t zeros = 0);
 
 // Writes `rows` as a binary table PHOTOMETRY after an empty primary HDU:
 // columns MJD (D), MAG (D), MAG_ERR (D), BAND (8A); DATASUM and CHECKSUM.
