@@ -4,7 +4,9 @@
 # fresh database: the fixture catalog is loaded (`novacat seed`) and a name
 # is taken through initialize_nova -> ingest_new_nova -> refresh_references
 # and discover_spectra_products -> download_and_validate_spectra (`novacat
-# run ... --follow`; the downloaded spectra land in example.db.objects/).
+# run ... --follow`, its clients of SIMBAD, VSX, ADS, ESO and MAST answered
+# offline by their recorded responses, fixtures/archives/; the downloaded
+# spectra land in example.db.objects/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
