@@ -8,20 +8,21 @@
 namespace novacat::runtime {
 
 asl::TaskHandler MakeTaskHandler(const WorkflowBinding& binding,
-                                 HostServices& services) {
-  return [&binding, &services](const asl::TaskInvocation& call) {
+                                 HostServices& services, ElapsedClock clock) {
+  return [&binding, &services,
+          clock = std::move(clock)](const asl::TaskInvocation& call) {
     nlohmann::json payload = nlohmann::json::parse(
         call.input.value("Payload", nlohmann::ordered_json::object()).dump());
     asl::TaskOutcome outcome;
     // The executor's virtual time when the invocation starts, moved on by
     // the real time it has taken since: the Attempt's start and end.
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = clock();
     const auto virtual_start_ms =
         static_cast<int64_t>(std::floor(call.now * 1000));
-    auto now_ms = [started, virtual_start_ms] {
+    auto now_ms = [&clock, started, virtual_start_ms] {
       return virtual_start_ms +
-             std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::steady_clock::now() - started)
+             std::chrono::duration_cast<std::chrono::milliseconds>(clock() -
+                                                                   started)
                  .count();
     };
     try {
