@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "cone.h"
 #include "novacat/domain/failure.h"
 #include "novacat/sources/votable.h"
 
@@ -97,21 +98,7 @@ EsoSsap::EsoSsap(Service service, Clock& clock)
 
 std::vector<json> EsoSsap::Query(const domain::ProviderQuery& query) {
   const std::string& name = http_.service().name;
-  if (!query.ra_deg || !query.dec_deg) {
-    throw ClientError(ClientFailure::kInvalidRequest,
-                      name + ": nova " + query.nova_id +
-                          " has no position (a cone search needs ra_deg and "
-                          "dec_deg)");
-  }
-  const double ra = *query.ra_deg;
-  const double dec = *query.dec_deg;
-  if (!std::isfinite(ra) || ra < 0 || ra >= 360 || !std::isfinite(dec) ||
-      dec < -90 || dec > 90) {
-    throw ClientError(ClientFailure::kInvalidRequest,
-                      name + ": nova " + query.nova_id + " has position (" +
-                          SsapDegrees(ra) + ", " + SsapDegrees(dec) +
-                          "), outside [0, 360) x [-90, 90]");
-  }
+  const auto [ra, dec] = ConeCenter(query, name, SsapDegrees);
   HttpRequest request;
   request.method = "GET";
   request.params = {

@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "cone.h"
 #include "novacat/domain/failure.h"
 
 namespace novacat::sources {
@@ -72,6 +73,9 @@ int64_t MastRemainingMs(Clock& clock,
           .count();
   return budget_ms - spent;
 }
+
+// A degree value as MAST's JSON writes it, for messages.
+std::string MastDegrees(double degrees) { return json(degrees).dump(); }
 
 }  // namespace
 
@@ -148,21 +152,7 @@ std::vector<json> Mast::Search(const std::string& service, const json& params,
 
 std::vector<json> Mast::Query(const domain::ProviderQuery& query) {
   const std::string& name = http_.service().name;
-  if (!query.ra_deg || !query.dec_deg) {
-    throw ClientError(ClientFailure::kInvalidRequest,
-                      name + ": nova " + query.nova_id +
-                          " has no position (a cone search needs ra_deg and "
-                          "dec_deg)");
-  }
-  const double ra = *query.ra_deg;
-  const double dec = *query.dec_deg;
-  if (!std::isfinite(ra) || ra < 0 || ra >= 360 || !std::isfinite(dec) ||
-      dec < -90 || dec > 90) {
-    throw ClientError(ClientFailure::kInvalidRequest,
-                      name + ": nova " + query.nova_id + " has position (" +
-                          json(ra).dump() + ", " + json(dec).dump() +
-                          "), outside [0, 360) x [-90, 90]");
-  }
+  const auto [ra, dec] = ConeCenter(query, name, MastDegrees);
   const auto start = clock_.Now();
   std::vector<json> observations = Search(
       "Mast.Caom.Cone",
