@@ -133,7 +133,12 @@ TEST(GeneratedCodeTest, BindingCarriesTheJobRunOutputFields) {
             (std::vector<std::string>{
                 "provider_summaries", "provider_failures", "dataset_count_new",
                 "dataset_count_existing", "quarantined_count"}));
-  EXPECT_TRUE(refresh_references::MakeBinding(runtime::DomainDispatch{})
+  EXPECT_EQ(refresh_references::MakeBinding(runtime::DomainDispatch{})
+                .facts.job_run_output,
+            (std::vector<std::string>{"references_from", "source_quota",
+                                      "candidate_count", "upsert_count",
+                                      "link_count", "quarantined_count"}));
+  EXPECT_TRUE(annotate_nova::MakeBinding(runtime::DomainDispatch{})
                   .facts.job_run_output.empty());
 }
 

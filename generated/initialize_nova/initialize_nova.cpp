@@ -73,6 +73,15 @@ runtime::Parsed<InitializeNovaState> InitializeNovaState::FromJson(const nlohman
   value.resolved_dec = reader.Number("resolved_dec", runtime::Rules{});
   value.resolved_epoch = reader.String("resolved_epoch", runtime::Rules{});
   value.is_nova = reader.Boolean("is_nova", runtime::Rules{});
+  if (const nlohmann::json* a = reader.Array("resolved_aliases", runtime::Rules{})) {
+    std::vector<std::string> items;
+    for (size_t i = 0; i < a->size(); ++i) {
+      const std::string p = reader.Path("resolved_aliases") + "[" + std::to_string(i) + "]";
+      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}, errors))
+        items.push_back(std::move(*v));
+    }
+    value.resolved_aliases = std::move(items);
+  }
   value.classical_nova_status = reader.String("classical_nova_status", runtime::Rules{}.OneOf({"YES", "NO", "AMBIGUOUS"}));
   if (auto v = reader.Number("coordinate_match_min_sep_arcsec", runtime::Rules{}.Nullable())) value.coordinate_match_min_sep_arcsec = std::move(*v);
   if (reader.IsNull("coordinate_match_min_sep_arcsec")) value.coordinate_match_min_sep_arcsec.emplace();
@@ -98,6 +107,7 @@ nlohmann::json InitializeNovaState::ToJson() const {
   if (resolved_dec) json["resolved_dec"] = runtime::Encode(*resolved_dec);
   if (resolved_epoch) json["resolved_epoch"] = runtime::Encode(*resolved_epoch);
   if (is_nova) json["is_nova"] = runtime::Encode(*is_nova);
+  if (resolved_aliases) json["resolved_aliases"] = runtime::Encode(*resolved_aliases);
   if (classical_nova_status) json["classical_nova_status"] = runtime::Encode(*classical_nova_status);
   if (coordinate_match_min_sep_arcsec) json["coordinate_match_min_sep_arcsec"] = runtime::Encode(*coordinate_match_min_sep_arcsec);
   if (coordinate_match_outcome) json["coordinate_match_outcome"] = runtime::Encode(*coordinate_match_outcome);
@@ -159,6 +169,15 @@ runtime::Parsed<ResolveCandidateAgainstPublicArchivesOutput> ResolveCandidateAga
   value.resolved_epoch = reader.String("resolved_epoch", runtime::Rules{});
   value.is_nova = reader.Boolean("is_nova", runtime::Rules{});
   value.classical_nova_status = reader.String("classical_nova_status", runtime::Rules{}.OneOf({"YES", "NO", "AMBIGUOUS"}));
+  if (const nlohmann::json* a = reader.Array("resolved_aliases", runtime::Rules{})) {
+    std::vector<std::string> items;
+    for (size_t i = 0; i < a->size(); ++i) {
+      const std::string p = reader.Path("resolved_aliases") + "[" + std::to_string(i) + "]";
+      if (auto v = runtime::ReadString((*a)[i], p, runtime::Rules{}, errors))
+        items.push_back(std::move(*v));
+    }
+    value.resolved_aliases = std::move(items);
+  }
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
@@ -170,6 +189,7 @@ nlohmann::json ResolveCandidateAgainstPublicArchivesOutput::ToJson() const {
   if (resolved_epoch) json["resolved_epoch"] = runtime::Encode(*resolved_epoch);
   if (is_nova) json["is_nova"] = runtime::Encode(*is_nova);
   if (classical_nova_status) json["classical_nova_status"] = runtime::Encode(*classical_nova_status);
+  if (resolved_aliases) json["resolved_aliases"] = runtime::Encode(*resolved_aliases);
   return json;
 }
 
@@ -294,6 +314,7 @@ nlohmann::json Dispatch(InitializeNovaSteps& steps, std::string_view state_name,
     if (output.resolved_epoch) result["resolved_epoch"] = runtime::Encode(*output.resolved_epoch);
     if (output.is_nova) result["is_nova"] = runtime::Encode(*output.is_nova);
     if (output.classical_nova_status) result["classical_nova_status"] = runtime::Encode(*output.classical_nova_status);
+    if (output.resolved_aliases) result["resolved_aliases"] = runtime::Encode(*output.resolved_aliases);
     return result;
   }
   if (state_name == "CheckExistingNovaByCoordinates") {

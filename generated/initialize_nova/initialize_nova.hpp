@@ -59,6 +59,7 @@ struct InitializeNovaState {
   std::optional<double> resolved_dec;  // Declination from the resolver, degrees.
   std::optional<std::string> resolved_epoch;  // Epoch of the resolved coordinates, when available.
   std::optional<bool> is_nova;  // The resolver identifies the candidate as a nova.
+  std::optional<std::vector<std::string>> resolved_aliases;  // The resolved object's other names as the archives publish them (SIMBAD's identifiers, TNS's internal names), at most 64; stored with the candidate's name as the nova's aliases (AP-INIT-3).
   std::optional<std::string> classical_nova_status;  // Whether the resolved object is a classical nova.
   std::optional<std::optional<double>> coordinate_match_min_sep_arcsec;  // Minimum angular separation to an existing nova, arcseconds; null when no nova has coordinates.
   std::optional<std::string> coordinate_match_outcome;  // Band of the minimum separation (< 2", 2"-10", > 10").
@@ -102,6 +103,7 @@ struct ResolveCandidateAgainstPublicArchivesOutput {
   std::optional<std::string> resolved_epoch;  // Epoch of the resolved coordinates, when available.
   std::optional<bool> is_nova;  // The resolver identifies the candidate as a nova.
   std::optional<std::string> classical_nova_status;  // Whether the resolved object is a classical nova.
+  std::optional<std::vector<std::string>> resolved_aliases;  // The resolved object's other names as the archives publish them (SIMBAD's identifiers, TNS's internal names), at most 64; stored with the candidate's name as the nova's aliases (AP-INIT-3).
 
   // Parses and validates `json` (at `path`); errors name the field path.
   static runtime::Parsed<ResolveCandidateAgainstPublicArchivesOutput> FromJson(const nlohmann::json& json,

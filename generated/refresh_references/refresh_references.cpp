@@ -55,6 +55,10 @@ runtime::Parsed<RefreshReferencesState> RefreshReferencesState::FromJson(const n
     value.reference_candidates = std::move(items);
   }
   value.candidate_count = reader.Integer("candidate_count", runtime::Rules{});
+  value.references_from = reader.String("references_from", runtime::Rules{});
+  if (const nlohmann::json* o = reader.Object("source_quota", runtime::Rules{}.Nullable()))
+    value.source_quota = *o;
+  if (reader.IsNull("source_quota")) value.source_quota.emplace();
   if (const nlohmann::json* a = reader.Array("reconcile_results", runtime::Rules{})) {
     std::vector<nlohmann::json> items;
     for (size_t i = 0; i < a->size(); ++i) {
@@ -91,6 +95,8 @@ nlohmann::json RefreshReferencesState::ToJson() const {
   if (correlation_id) json["correlation_id"] = runtime::Encode(*correlation_id);
   if (reference_candidates) json["reference_candidates"] = runtime::Encode(*reference_candidates);
   if (candidate_count) json["candidate_count"] = runtime::Encode(*candidate_count);
+  if (references_from) json["references_from"] = runtime::Encode(*references_from);
+  if (source_quota) json["source_quota"] = runtime::Encode(*source_quota);
   if (reconcile_results) json["reconcile_results"] = runtime::Encode(*reconcile_results);
   if (upsert_count) json["upsert_count"] = runtime::Encode(*upsert_count);
   if (link_count) json["link_count"] = runtime::Encode(*link_count);
@@ -164,6 +170,10 @@ runtime::Parsed<FetchReferenceCandidatesOutput> FetchReferenceCandidatesOutput::
     value.reference_candidates = std::move(items);
   }
   value.candidate_count = reader.Integer("candidate_count", runtime::Rules{});
+  value.references_from = reader.String("references_from", runtime::Rules{});
+  if (const nlohmann::json* o = reader.Object("source_quota", runtime::Rules{}.Nullable()))
+    value.source_quota = *o;
+  if (reader.IsNull("source_quota")) value.source_quota.emplace();
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
@@ -172,6 +182,8 @@ nlohmann::json FetchReferenceCandidatesOutput::ToJson() const {
   nlohmann::json json = nlohmann::json::object();
   if (reference_candidates) json["reference_candidates"] = runtime::Encode(*reference_candidates);
   if (candidate_count) json["candidate_count"] = runtime::Encode(*candidate_count);
+  if (references_from) json["references_from"] = runtime::Encode(*references_from);
+  if (source_quota) json["source_quota"] = runtime::Encode(*source_quota);
   return json;
 }
 
@@ -306,6 +318,8 @@ nlohmann::json Dispatch(RefreshReferencesSteps& steps, std::string_view state_na
     nlohmann::json result = document;
     if (output.reference_candidates) result["reference_candidates"] = runtime::Encode(*output.reference_candidates);
     if (output.candidate_count) result["candidate_count"] = runtime::Encode(*output.candidate_count);
+    if (output.references_from) result["references_from"] = runtime::Encode(*output.references_from);
+    if (output.source_quota) result["source_quota"] = runtime::Encode(*output.source_quota);
     return result;
   }
   if (state_name == "ComputeDiscoveryDate") {
@@ -384,7 +398,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.time_bucket_seconds = 86400;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "reference_source", "candidate_count", "upsert_count", "link_count", "quarantined_count", "discovery_date_old", "discovery_date_new"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
-  facts.job_run_output = {};
+  facts.job_run_output = {"references_from", "source_quota", "candidate_count", "upsert_count", "link_count", "quarantined_count"};
   facts.idempotency_key = [](const nlohmann::json& state,
                              std::string_view time_bucket) {
     (void)state;

@@ -136,10 +136,11 @@ std::vector<SourceCheck> CheckSources(const sources::SourcesConfig& config,
   } else {
     sources::Ads ads(sources::AdsService(config), config.secrets.ads_token);
     checks.push_back(Ask("ADS", bibliography, [&] {
-      std::string found = Count(ads.Fetch(references).size(), "reference");
-      if (std::optional<sources::AdsRateLimit> limit = ads.last_rate_limit())
-        found += " (quota: " + std::to_string(limit->remaining) + " of " +
-                 std::to_string(limit->limit) + " left today)";
+      domain::ReferenceAnswer answer = ads.Fetch(references);
+      std::string found = Count(answer.candidates.size(), "reference");
+      if (answer.quota)
+        found += " (quota: " + std::to_string(answer.quota->remaining) +
+                 " of " + std::to_string(answer.quota->limit) + " left today)";
       return found;
     }));
   }

@@ -8,6 +8,7 @@
 // typed (novacat/domain/failure.h): each is mapped below by its case.
 #include "initialize_nova/steps.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -125,6 +126,48 @@ void PutExclusiveAlias(store::Repository& repository,
   }
 }
 
+// The resolved object's other names (resolved_aliases) as aliases of
+// `nova_id`, after the candidate's own. Each is exclusive like the
+// candidate's name, but an archive's name another nova already claims
+// does not fail the run: the candidate's name decided the nova, and the
+// clash is logged (alias_conflicts) for a person to reconcile. A name that
+// does not normalize, or normalizes to the candidate's, is skipped. Every
+// write is idempotent (kAlreadyMapped), so a retried Task converges.
+void PutResolvedAliases(store::Repository& repository,
+                        const InitializeNovaState& state,
+                        const std::string& nova_id,
+                        const std::string& normalized_name,
+                        runtime::StepContext& context) {
+  if (!state.resolved_aliases || state.resolved_aliases->empty()) return;
+  int64_t stored = 0;
+  nlohmann::json conflicts = nlohmann::json::array();
+  nlohmann::json unusable = nlohmann::json::array();
+  for (const std::string& alias : *state.resolved_aliases) {
+    std::string normalized;
+    try {
+      normalized = domain::NormalizeCandidateName(alias);
+    } catch (const domain::NameError&) {
+      unusable.push_back(alias);
+      continue;
+    }
+    if (normalized == normalized_name) continue;
+    const store::AliasResult result =
+        repository.PutAlias(store::Alias{normalized, nova_id, alias,
+                                         runtime::FormatTimestamp(context.now)},
+                            store::AliasPolicy::kExclusive);
+    if (result.status == store::AliasResult::Status::kMappedToOtherNova) {
+      conflicts.push_back(
+          {{"alias", normalized}, {"other_nova_id", result.other_nova_id}});
+    } else {
+      ++stored;
+    }
+  }
+  nlohmann::json fields = {{"aliases_stored", stored}};
+  if (!conflicts.empty()) fields["alias_conflicts"] = conflicts;
+  if (!unusable.empty()) fields["aliases_unusable"] = unusable;
+  context.Log("resolved aliases stored", fields);
+}
+
 }  // namespace
 
 std::unique_ptr<InitializeNovaSteps> MakeSteps(
@@ -214,12 +257,17 @@ Steps::ResolveCandidateAgainstPublicArchives(const InitializeNovaState& state,
   out.resolved_ra = resolution.ra_deg;
   out.resolved_dec = resolution.dec_deg;
   out.resolved_epoch = resolution.epoch;
+  const size_t kept = std::min(resolution.aliases.size(), kMaxResolvedAliases);
+  out.resolved_aliases = std::vector<std::string>(
+      resolution.aliases.begin(), resolution.aliases.begin() + kept);
   nlohmann::json sources = nlohmann::json::array();
   for (const std::string& s : resolution.sources) sources.push_back(s);
   nlohmann::json fields = {{"resolver_found", resolution.found},
                            {"resolver_sources", sources},
                            {"object_type", resolution.object_type},
                            {"alias_count", resolution.aliases.size()}};
+  if (kept < resolution.aliases.size())
+    fields["aliases_dropped"] = resolution.aliases.size() - kept;
   // A source not asked for want of its secret: the decision came from the
   // others, which the log says.
   if (!resolution.skipped.empty())
@@ -399,6 +447,8 @@ UpsertMinimalNovaMetadataOutput Steps::UpsertMinimalNovaMetadata(
   // kAlreadyMapped.
   PutExclusiveAlias(env_.repository, normalized_name, nova.nova_id,
                     candidate_name, context.now);
+  PutResolvedAliases(env_.repository, state, nova.nova_id, normalized_name,
+                     context);
   context.Log("nova stored",
               {{"nova_create_result", store::CreateResultName(created)},
                {"name_claimed", name_claimed}});
@@ -418,6 +468,7 @@ UpsertAliasForExistingNovaOutput Steps::UpsertAliasForExistingNova(
       Require(state.normalized_candidate_name, "normalized_candidate_name");
   PutExclusiveAlias(env_.repository, normalized_name, nova_id, candidate_name,
                     context.now);
+  PutResolvedAliases(env_.repository, state, nova_id, normalized_name, context);
   return {};
 }
 

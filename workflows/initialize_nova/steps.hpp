@@ -11,6 +11,13 @@
 
 namespace novacat::initialize_nova {
 
+// The most of the resolved object's other names a run keeps
+// (resolved_aliases) and stores: SIMBAD lists a few dozen for a bright nova,
+// and an object with hundreds must not make the state document, or the
+// Task writing two items a name, unbounded. The rest are counted in the
+// log (aliases_dropped).
+inline constexpr size_t kMaxResolvedAliases = 64;
+
 class Steps final : public InitializeNovaSteps {
  public:
   explicit Steps(const workflows::Environment& env) : env_(env) {}

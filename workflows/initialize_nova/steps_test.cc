@@ -113,6 +113,7 @@ class InitializeNovaStepsTest : public ::testing::Test {
     state.resolved_epoch = r.resolved_epoch;
     state.is_nova = r.is_nova;
     state.classical_nova_status = r.classical_nova_status;
+    state.resolved_aliases = r.resolved_aliases;
     return state;
   }
 
@@ -672,6 +673,82 @@ TEST_F(InitializeNovaUpsertMetadataTest, WritesTheNovaAndItsAlias) {
       steps_.CheckExistingNovaByName(Named("v1674 her"), context_);
   EXPECT_EQ(by_name.exists_in_db, true);
   EXPECT_EQ(by_name.nova_id, nova_id);
+}
+
+// The archives' other names of the object become the nova's aliases too:
+// the candidate's own name skipped, a spelling met twice stored once, a
+// name another nova holds left to it and logged, a name that does not
+// normalize logged. A retry writes nothing more.
+TEST_F(InitializeNovaUpsertMetadataTest, TheResolvedAliasesAreStoredToo) {
+  SeedExistingNovae();
+  InitializeNovaState state = NewNova("V1674 Her");
+  const std::string nova_id = *state.nova_id;
+  state.resolved_aliases = std::vector<std::string>{
+      "V1674 Her",          "NOVA Her 2021",    "TCP J18573095+1653396",
+      "Nova Herculis 2021", "Nova Persei 1901", " \t "};
+  std::vector<std::pair<std::string, json>> logs;
+  context_.log = [&](std::string_view message, const json& fields) {
+    logs.emplace_back(std::string(message), fields);
+  };
+  const size_t before = table_.Scan().size();
+  steps_.UpsertMinimalNovaMetadata(state, context_);
+  EXPECT_EQ(repository_.ResolveName("NOVA HER 2021"),
+            std::vector<std::string>{nova_id});
+  EXPECT_EQ(repository_.ResolveName("TCP J18573095+1653396"),
+            std::vector<std::string>{nova_id});
+  EXPECT_EQ(repository_.ResolveName("NOVA PER 1901"),
+            std::vector<std::string>{kGkPer});
+  // The nova, its position, and a claim and an alias for each of its three
+  // names.
+  EXPECT_EQ(table_.Scan().size(), before + 2 + 2 * 3);
+  ASSERT_EQ(logs.size(), 2u);
+  EXPECT_EQ(logs[0].first, "resolved aliases stored");
+  EXPECT_EQ(
+      logs[0].second,
+      (json{{"aliases_stored", 3},
+            {"alias_conflicts", json::array({{{"alias", "NOVA PER 1901"},
+                                              {"other_nova_id", kGkPer}}})},
+            {"aliases_unusable", json::array({" \t "})}}));
+  EXPECT_EQ(logs[1].first, "nova stored");
+
+  const std::vector<store::Item> after_first = table_.Scan();
+  context_.now = kLater;
+  steps_.UpsertMinimalNovaMetadata(state, context_);
+  EXPECT_EQ(table_.Scan(), after_first);
+}
+
+// Resolve keeps the first kMaxResolvedAliases of the object's names and
+// says how many it dropped.
+TEST_F(InitializeNovaStepsTest, ResolvedAliasesAreBounded) {
+  class ManyNames : public domain::ArchiveResolver {
+   public:
+    domain::Resolution Resolve(std::string_view, int64_t) override {
+      domain::Resolution r;
+      r.found = true;
+      r.is_nova = true;
+      r.classical_nova_status = domain::ClassicalNovaStatus::kYes;
+      r.ra_deg = 284.3790833;
+      r.dec_deg = 16.8943333;
+      r.epoch = "J2000";
+      r.sources = {"SIMBAD"};
+      for (int i = 0; i < 70; ++i)
+        r.aliases.push_back("HD " + std::to_string(i));
+      return r;
+    }
+  } many;
+  workflows::Environment env{repository_, many, providers_, references_,
+                             random_};
+  Steps steps(env);
+  json fields;
+  context_.log = [&](std::string_view, const json& f) { fields = f; };
+  ResolveCandidateAgainstPublicArchivesOutput out =
+      steps.ResolveCandidateAgainstPublicArchives(Named("V1674 Her"), context_);
+  ASSERT_TRUE(out.resolved_aliases);
+  ASSERT_EQ(out.resolved_aliases->size(), kMaxResolvedAliases);
+  EXPECT_EQ(out.resolved_aliases->front(), "HD 0");
+  EXPECT_EQ(out.resolved_aliases->back(), "HD 63");
+  EXPECT_EQ(fields["alias_count"], 70);
+  EXPECT_EQ(fields["aliases_dropped"], 6);
 }
 
 TEST_F(InitializeNovaUpsertMetadataTest, TwoRunsOnOneNewNameRaceToOneNova) {

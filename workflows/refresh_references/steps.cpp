@@ -158,12 +158,13 @@ FetchReferenceCandidatesOutput Steps::FetchReferenceCandidates(
   query.ra_deg = nova->ra_deg;
   query.dec_deg = nova->dec_deg;
   query.budget_ms = domain::ClientBudgetMs(context.RemainingMs());
-  std::vector<json> candidates;
+  domain::ReferenceAnswer answer;
   try {
-    candidates = env_.references.Fetch(query);
+    answer = env_.references.Fetch(query);
   } catch (const domain::ClientError& e) {
     FailFetch(e);
   }
+  std::vector<json>& candidates = answer.candidates;
   if (static_cast<int64_t>(candidates.size()) > kMaxReferenceCandidates) {
     throw runtime::TerminalError(
         std::string(kState) + ": " + std::to_string(candidates.size()) +
@@ -179,8 +180,18 @@ FetchReferenceCandidatesOutput Steps::FetchReferenceCandidates(
   FetchReferenceCandidatesOutput out;
   out.candidate_count = static_cast<int64_t>(candidates.size());
   out.reference_candidates = std::move(candidates);
+  out.references_from = answer.source;
+  std::optional<json> quota;
+  if (answer.quota) {
+    quota = json{{"limit", answer.quota->limit},
+                 {"remaining", answer.quota->remaining},
+                 {"reset", runtime::FormatTimestamp(answer.quota->reset)}};
+  }
+  out.source_quota = quota;
   context.Log("reference candidates fetched",
-              {{"candidate_count", *out.candidate_count}});
+              {{"candidate_count", *out.candidate_count},
+               {"references_from", answer.source},
+               {"source_quota", quota ? *quota : json(nullptr)}});
   return out;
 }
 

@@ -160,6 +160,9 @@ TEST_F(RefreshReferencesStepsTest,
   FetchReferenceCandidatesOutput out =
       steps_.FetchReferenceCandidates(state, context_);
   EXPECT_EQ(out.candidate_count, 11);
+  EXPECT_EQ(out.references_from, "fixtures");
+  EXPECT_EQ(out.source_quota,
+            std::optional<std::optional<json>>(std::in_place, std::nullopt));
   ASSERT_TRUE(out.reference_candidates);
   ASSERT_EQ(out.reference_candidates->size(), 11u);
   EXPECT_EQ((*out.reference_candidates)[0]["bibcode"], "1975IAUC.2826....1H");
@@ -194,7 +197,7 @@ class FailingSource : public domain::ReferenceSource {
  public:
   explicit FailingSource(domain::ClientError error)
       : error_(std::move(error)) {}
-  std::vector<json> Fetch(const domain::ReferenceQuery& query) override {
+  domain::ReferenceAnswer Fetch(const domain::ReferenceQuery& query) override {
     asked.push_back(query);
     throw error_;
   }
@@ -237,6 +240,34 @@ TEST_F(RefreshReferencesStepsTest, AnExchangeFailureEndsInItsClass) {
   EXPECT_TRUE(Throws<runtime::TerminalError>(
       [&] { steps2.FetchReferenceCandidates(state, context_); },
       "ADS: HTTP 401: {\"error\": \"Unauthorized\"}"));
+}
+
+// A source that answers with a quota (ADS): the run records where its
+// references came from and what is left of the quota, reset as UTC time.
+class QuotaSource : public domain::ReferenceSource {
+ public:
+  domain::ReferenceAnswer Fetch(const domain::ReferenceQuery&) override {
+    return {.source = "ADS",
+            .candidates = {json{{"bibcode", "1975IAUC.2826....1H"}}},
+            .quota = domain::SourceQuota{
+                .limit = 5000, .remaining = 4987, .reset = 1767312000}};
+  }
+};
+
+TEST_F(RefreshReferencesStepsTest, TheSourcesQuotaIsRecorded) {
+  RefreshReferencesState state;
+  state.nova_id = kV1500Cyg;
+  QuotaSource ads;
+  workflows::Environment env{repository_, resolver_, providers_, ads, random_};
+  Steps steps(env);
+  FetchReferenceCandidatesOutput out =
+      steps.FetchReferenceCandidates(state, context_);
+  EXPECT_EQ(out.candidate_count, 1);
+  EXPECT_EQ(out.references_from, "ADS");
+  EXPECT_EQ(out.source_quota, std::optional<std::optional<json>>(
+                                  json{{"limit", 5000},
+                                       {"remaining", 4987},
+                                       {"reset", "2026-01-02T00:00:00Z"}}));
 }
 
 TEST_F(RefreshReferencesStepsTest, FetchForAnUnknownNovaIsTerminal) {

@@ -167,6 +167,21 @@ TEST_F(EndToEndTest, NewClassicalNovaIsCreatedWithItsAliasAndLaunched) {
   ASSERT_TRUE(nova);
   EXPECT_EQ(nova->primary_name, "V1674 Her");
   EXPECT_EQ(nova->normalized_name, "V1674 HER");
+  // SIMBAD's other name of the object is the nova's alias too, so a run
+  // on it finds the nova by name, asking no archive.
+  EXPECT_EQ(client_->world.repository.ResolveName("NOVA HER 2021"),
+            std::vector<std::string>{nova_id});
+  WorkflowRun again =
+      RunOne("initialize_nova", {{"candidate_name", "Nova Herculis 2021"}});
+  ASSERT_EQ(again.result.status, "SUCCEEDED") << Why();
+  EXPECT_EQ(again.job_run->outcome, "EXISTS_AND_LAUNCHED");
+  EXPECT_EQ(again.events[0].event["nova_id"], nova_id);
+  const std::vector<std::string>& states = again.result.states;
+  EXPECT_EQ(std::count(states.begin(), states.end(), "CheckExistingNovaByName"),
+            1);
+  EXPECT_EQ(std::count(states.begin(), states.end(),
+                       "ResolveCandidateAgainstPublicArchives"),
+            0);
 }
 
 TEST_F(EndToEndTest, CoordinatesWithin2ArcsecAddAnAliasToTheStoredNova) {
@@ -443,6 +458,19 @@ TEST_F(EndToEndTest, ALaterReferenceNeverMovesTheDiscoveryDateLater) {
   EXPECT_EQ(run.job_run->outcome, "REFRESHED");
   EXPECT_EQ(client_->world.repository.GetNova(kGkPer)->discovery_date,
             before->discovery_date);
+  // The JobRun records where the references came from and ADS's quota
+  // (its recorded answer's X-RateLimit-* headers).
+  ASSERT_TRUE(run.job_run->output);
+  EXPECT_EQ(json::parse(*run.job_run->output),
+            (json{{"references_from", "ADS"},
+                  {"source_quota",
+                   {{"limit", 5000},
+                    {"remaining", 4986},
+                    {"reset", "2026-01-02T00:00:00Z"}}},
+                  {"candidate_count", 2},
+                  {"upsert_count", 2},
+                  {"link_count", 2},
+                  {"quarantined_count", 0}}));
 }
 
 TEST_F(EndToEndTest, FollowStopsAtMaxRunsAndSaysHowManyWereNotStarted) {

@@ -53,7 +53,7 @@ std::optional<int64_t> AdsHeaderInteger(const std::string& text) {
   return value;
 }
 
-std::optional<AdsRateLimit> AdsRateLimitOf(const HttpReply& reply) {
+std::optional<domain::SourceQuota> AdsQuotaOf(const HttpReply& reply) {
   std::optional<int64_t> limit =
       AdsHeaderInteger(reply.Header("x-ratelimit-limit"));
   std::optional<int64_t> remaining =
@@ -61,7 +61,7 @@ std::optional<AdsRateLimit> AdsRateLimitOf(const HttpReply& reply) {
   std::optional<int64_t> reset =
       AdsHeaderInteger(reply.Header("x-ratelimit-reset"));
   if (!limit || !remaining || !reset) return std::nullopt;
-  return AdsRateLimit{
+  return domain::SourceQuota{
       .limit = *limit, .remaining = *remaining, .reset = *reset};
 }
 
@@ -132,7 +132,8 @@ Ads::Ads(Service service, std::string token, Clock& clock)
       token_(std::move(token)),
       clock_(clock) {}
 
-json Ads::Page(const std::string& q, int64_t start, int64_t budget_ms) {
+std::pair<json, std::optional<domain::SourceQuota>> Ads::Page(
+    const std::string& q, int64_t start, int64_t budget_ms) {
   const std::string& name = http_.service().name;
   HttpRequest request;
   request.path = "/search/query";
@@ -151,7 +152,6 @@ json Ads::Page(const std::string& q, int64_t start, int64_t budget_ms) {
     // The service's own message is quoted: it must not carry the token.
     throw ClientError(e.failure(), RedactAdsToken(e.what(), token_));
   }
-  rate_limit_ = AdsRateLimitOf(reply);
   json body = json::parse(reply.body, nullptr, false);
   if (body.is_discarded()) AdsMalformed(name, "not JSON");
   const json* response = body.is_object() && body.contains("response")
@@ -165,10 +165,10 @@ json Ads::Page(const std::string& q, int64_t start, int64_t budget_ms) {
       !(*response)["numFound"].is_number_integer() ||
       (*response)["numFound"].get<int64_t>() < 0)
     AdsMalformed(name, "response.numFound is not a count");
-  return std::move(body["response"]);
+  return {std::move(body["response"]), AdsQuotaOf(reply)};
 }
 
-std::vector<json> Ads::Fetch(const domain::ReferenceQuery& query) {
+domain::ReferenceAnswer Ads::Fetch(const domain::ReferenceQuery& query) {
   using std::chrono::duration_cast;
   using std::chrono::milliseconds;
   const std::string& name = http_.service().name;
@@ -181,10 +181,12 @@ std::vector<json> Ads::Fetch(const domain::ReferenceQuery& query) {
     throw ClientError(ClientFailure::kInvalidRequest,
                       name + ": no API token configured");
   const auto begin = clock_.Now();
-  std::vector<json> candidates;
+  domain::ReferenceAnswer answer{.source = name, .candidates = {}, .quota = {}};
+  std::vector<json>& candidates = answer.candidates;
   for (int64_t start = 0; start < kAdsMaxRecords;) {
     int64_t spent = duration_cast<milliseconds>(clock_.Now() - begin).count();
-    json response = Page(q, start, query.budget_ms - spent);
+    auto [response, quota] = Page(q, start, query.budget_ms - spent);
+    answer.quota = quota;
     const json& docs = response["docs"];
     for (size_t i = 0; i < docs.size() &&
                        candidates.size() < static_cast<size_t>(kAdsMaxRecords);
@@ -197,7 +199,7 @@ std::vector<json> Ads::Fetch(const domain::ReferenceQuery& query) {
     // that changed under us must not loop).
     if (docs.empty() || start >= response["numFound"].get<int64_t>()) break;
   }
-  return candidates;
+  return answer;
 }
 
 }  // namespace novacat::sources

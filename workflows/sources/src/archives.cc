@@ -66,9 +66,11 @@ class ArchiveReferences : public domain::ReferenceSource {
  public:
   ArchiveReferences(Ads* ads, SimbadTap& simbad) : ads_(ads), simbad_(simbad) {}
 
-  std::vector<nlohmann::json> Fetch(
-      const domain::ReferenceQuery& query) override {
-    return ads_ ? ads_->Fetch(query) : simbad_.Bibliography(query);
+  domain::ReferenceAnswer Fetch(const domain::ReferenceQuery& query) override {
+    if (ads_) return ads_->Fetch(query);
+    return {.source = std::string(kSimbadSource),
+            .candidates = simbad_.Bibliography(query),
+            .quota = std::nullopt};
   }
 
  private:

@@ -48,8 +48,23 @@ void RequireSimbadColumns(const VoTable& table, const std::string& service,
   }
 }
 
-// The identifiers of `ids` ("V* V1500 Cyg|NOVA Cyg 1975|..."), each once,
-// in SIMBAD's order, empty parts dropped.
+// SIMBAD's markers before an identifier that are not part of the name as
+// published: "V* " (a variable star's GCVS name), "* " and "** " (a star's,
+// a double star's), "NAME " (a common name).
+std::string_view WithoutSimbadMarker(std::string_view id) {
+  for (std::string_view marker : {"V* ", "** ", "* ", "NAME "}) {
+    if (id.substr(0, marker.size()) == marker) {
+      std::string_view rest = id.substr(marker.size());
+      size_t first = rest.find_first_not_of(' ');
+      if (first != std::string_view::npos) return rest.substr(first);
+    }
+  }
+  return id;
+}
+
+// The identifiers of `ids` ("V* V1500 Cyg|NOVA Cyg 1975|...") as published
+// names (WithoutSimbadMarker: "V1500 Cyg", "NOVA Cyg 1975"), each once, in
+// SIMBAD's order, empty parts dropped.
 std::vector<std::string> SplitSimbadIds(std::string_view ids) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -60,6 +75,7 @@ std::vector<std::string> SplitSimbadIds(std::string_view ids) {
     size_t first = part.find_first_not_of(' ');
     if (first != std::string_view::npos) {
       part = part.substr(first, part.find_last_not_of(' ') - first + 1);
+      part = WithoutSimbadMarker(part);
       if (std::find(out.begin(), out.end(), part) == out.end())
         out.emplace_back(part);
     }
@@ -108,7 +124,7 @@ domain::SourceAnswer SimbadTap::Identify(std::string_view normalized_name,
                        std::end(kIdentifyColumns));
 
   domain::SourceAnswer answer;
-  answer.source = "SIMBAD";
+  answer.source = kSimbadSource;
   std::vector<std::string> oids;  // one match per object
   for (size_t row = 0; row < table.rows.size(); ++row) {
     const std::string which = "row " + std::to_string(row + 1);
@@ -161,7 +177,7 @@ std::vector<json> SimbadTap::Bibliography(const domain::ReferenceQuery& query) {
       SimbadMalformed(service, "reference row " + std::to_string(row + 1) +
                                    " has no bibcode");
     json candidate = json::object();
-    candidate["source"] = "SIMBAD";
+    candidate["source"] = kSimbadSource;
     candidate["bibcode"] = *bibcode;
     if (auto doi = table.Cell(row, "doi")) candidate["doi"] = *doi;
     if (auto title = table.Cell(row, "title")) candidate["title"] = *title;

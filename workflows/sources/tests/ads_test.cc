@@ -137,8 +137,9 @@ TEST(AdsTest, AsksForTheObjectsBibliographyWithTheToken) {
       testing_util::ReadFixture(fs::path(kRecorded) / "v1500_cyg.json"))});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint() + "/ads/"), kToken, clock);
-  EXPECT_EQ(ads.last_rate_limit(), std::nullopt);
-  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})), V1500Candidates());
+  domain::ReferenceAnswer answer = ads.Fetch(Query({"V1500 CYG"}));
+  EXPECT_EQ(answer.source, "ADS");
+  EXPECT_EQ(answer.candidates, V1500Candidates());
   auto requests = server.requests();
   ASSERT_EQ(requests.size(), 1u);
   const std::string& head = requests[0].first;
@@ -150,9 +151,9 @@ TEST(AdsTest, AsksForTheObjectsBibliographyWithTheToken) {
   EXPECT_THAT(head, ::testing::HasSubstr("\r\nUser-Agent: " + UserAgent()));
   EXPECT_THAT(head, ::testing::HasSubstr("\r\nAccept: application/json"));
   EXPECT_EQ(requests[0].second, "");
-  EXPECT_EQ(
-      ads.last_rate_limit(),
-      (AdsRateLimit{.limit = 5000, .remaining = 4987, .reset = 1767312000}));
+  EXPECT_EQ(answer.quota,
+            (domain::SourceQuota{
+                .limit = 5000, .remaining = 4987, .reset = 1767312000}));
   EXPECT_TRUE(clock.sleeps.empty());
 }
 
@@ -160,7 +161,7 @@ TEST(AdsTest, EveryNameOfTheNovaIsAsked) {
   FakeServer server({Json(Answer(json::array(), 0))});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint()), kToken, clock);
-  EXPECT_EQ(ads.Fetch(Query({"GK PER", "NOVA PER 1901"}, kGkPer)),
+  EXPECT_EQ(ads.Fetch(Query({"GK PER", "NOVA PER 1901"}, kGkPer)).candidates,
             std::vector<json>{});
   auto requests = server.requests();
   ASSERT_EQ(requests.size(), 1u);
@@ -174,7 +175,7 @@ TEST(AdsTest, NoDocsIsNoCandidate) {
   FakeServer server({Json(Answer(json::array(), 0))});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint()), kToken, clock);
-  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})), std::vector<json>{});
+  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).candidates, std::vector<json>{});
   EXPECT_EQ(server.requests().size(), 1u);
 }
 
@@ -194,7 +195,7 @@ TEST(AdsTest, MembersAdsLeavesOutAreLeftOut) {
   FakeServer server({Json(Answer(docs, 3))});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint()), kToken, clock);
-  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})),
+  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).candidates,
             (std::vector<json>{
                 {{"source", "ADS"},
                  {"bibcode", "1975IAUC.2827....1S"},
@@ -212,12 +213,20 @@ TEST(AdsTest, MembersAdsLeavesOutAreLeftOut) {
             }));
 }
 
+// The quota is the last page's: each page is a request against it.
 TEST(AdsTest, ManyRecordsComeInPages) {
-  FakeServer server(
-      {Json(Answer(Docs(0, 200), 201)), Json(Answer(Docs(200, 1), 201, 200))});
+  FakeServer server({Json(Answer(Docs(0, 200), 201)),
+                     Json(Answer(Docs(200, 1), 201, 200), 200,
+                          "X-RateLimit-Limit: 5000\r\n"
+                          "X-RateLimit-Remaining: 4986\r\n"
+                          "X-RateLimit-Reset: 1767312000\r\n")});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint()), kToken, clock);
-  std::vector<json> candidates = ads.Fetch(Query({"V1500 CYG"}));
+  domain::ReferenceAnswer answer = ads.Fetch(Query({"V1500 CYG"}));
+  EXPECT_EQ(answer.quota,
+            (domain::SourceQuota{
+                .limit = 5000, .remaining = 4986, .reset = 1767312000}));
+  const std::vector<json>& candidates = answer.candidates;
   ASSERT_EQ(candidates.size(), 201u);
   EXPECT_EQ(candidates[0]["bibcode"], "2000ApJ...500....0A");
   EXPECT_EQ(candidates[200]["bibcode"], "2000ApJ...500..200A");
@@ -243,7 +252,7 @@ TEST(AdsTest, PagingStopsAtTheCap) {
   FakeServer server(answers);
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint()), kToken, clock);
-  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).size(),
+  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).candidates.size(),
             static_cast<size_t>(kAdsMaxRecords));
   EXPECT_EQ(server.requests().size(), 5u);
 }
@@ -253,7 +262,7 @@ TEST(AdsTest, AnEmptyPageEndsThePaging) {
       {Json(Answer(Docs(0, 200), 900)), Json(Answer(json::array(), 900, 200))});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint()), kToken, clock);
-  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).size(), 200u);
+  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).candidates.size(), 200u);
   EXPECT_EQ(server.requests().size(), 2u);
 }
 
@@ -316,7 +325,6 @@ TEST(AdsTest, ARefusedTokenIsAnInvalidRequestWithAdssMessage) {
   ExpectError([&] { ads.Fetch(Query({"V1500 CYG"})); },
               ClientFailure::kInvalidRequest,
               "ADS: HTTP 401: {   \"error\": \"Unauthorized\" }");
-  EXPECT_EQ(ads.last_rate_limit(), std::nullopt);
 }
 
 TEST(AdsTest, TheTokenIsNeverInAMessage) {
@@ -358,11 +366,12 @@ TEST(AdsTest, AShortRetryAfterIsWaitedThenTheAnswerCounts) {
             "X-RateLimit-Reset: 1767312000\r\n")});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint()), kToken, clock);
-  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})), V1500Candidates());
+  domain::ReferenceAnswer answer = ads.Fetch(Query({"V1500 CYG"}));
+  EXPECT_EQ(answer.candidates, V1500Candidates());
   EXPECT_EQ(clock.sleeps, std::vector<int64_t>{2000});
-  EXPECT_EQ(
-      ads.last_rate_limit(),
-      (AdsRateLimit{.limit = 5000, .remaining = 11, .reset = 1767312000}));
+  EXPECT_EQ(answer.quota,
+            (domain::SourceQuota{
+                .limit = 5000, .remaining = 11, .reset = 1767312000}));
 }
 
 TEST(AdsTest, RateLimitHeadersMissingOrNotNumbersAreNoRateLimit) {
@@ -375,14 +384,11 @@ TEST(AdsTest, RateLimitHeadersMissingOrNotNumbersAreNoRateLimit) {
             "X-RateLimit-Reset: 1767312000\r\n")});
   CountingClock clock;
   Ads ads(AdsAt(server.endpoint()), kToken, clock);
-  ads.Fetch(Query({"V1500 CYG"}));
-  EXPECT_EQ(
-      ads.last_rate_limit(),
-      (AdsRateLimit{.limit = 5000, .remaining = 4987, .reset = 1767312000}));
-  ads.Fetch(Query({"V1500 CYG"}));
-  EXPECT_EQ(ads.last_rate_limit(), std::nullopt);
-  ads.Fetch(Query({"V1500 CYG"}));
-  EXPECT_EQ(ads.last_rate_limit(), std::nullopt);
+  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).quota,
+            (domain::SourceQuota{
+                .limit = 5000, .remaining = 4987, .reset = 1767312000}));
+  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).quota, std::nullopt);
+  EXPECT_EQ(ads.Fetch(Query({"V1500 CYG"})).quota, std::nullopt);
 }
 
 TEST(AdsTest, ServerErrorsAndStallsAreRetryable) {
@@ -449,7 +455,8 @@ class AdsRecordingsTest : public ::testing::Test {
 
 TEST_F(AdsRecordingsTest, V1500CygIsDatedByItsDiscoveryCircular) {
   Ads ads = Client();
-  std::vector<json> candidates = ads.Fetch(Query({"V1500 CYG"}));
+  domain::ReferenceAnswer answer = ads.Fetch(Query({"V1500 CYG"}));
+  const std::vector<json>& candidates = answer.candidates;
   EXPECT_EQ(candidates, V1500Candidates());
   domain::DiscoveryDateDecision decision = Decide(candidates, std::nullopt);
   ASSERT_TRUE(decision.new_date);
@@ -457,9 +464,9 @@ TEST_F(AdsRecordingsTest, V1500CygIsDatedByItsDiscoveryCircular) {
   EXPECT_EQ(decision.earliest_reference_id,
             domain::ReferenceId("bibcode", "1975IAUC.2826....1H"));
   EXPECT_EQ(decision.change, domain::DiscoveryDateChange::kSet);
-  EXPECT_EQ(
-      ads.last_rate_limit(),
-      (AdsRateLimit{.limit = 5000, .remaining = 4987, .reset = 1767312000}));
+  EXPECT_EQ(answer.quota,
+            (domain::SourceQuota{
+                .limit = 5000, .remaining = 4987, .reset = 1767312000}));
   EXPECT_TRUE(server_.unmatched().empty());
 }
 
@@ -472,7 +479,8 @@ TEST_F(AdsRecordingsTest, GkPerIsThrottledTwiceAndKeepsItsDate) {
   for (int attempt = 0; attempt < 2; ++attempt)
     ExpectError([&] { ads.Fetch(Query({"GK PER"}, kGkPer)); },
                 ClientFailure::kUnavailable, busy);
-  std::vector<json> candidates = ads.Fetch(Query({"GK PER"}, kGkPer));
+  std::vector<json> candidates =
+      ads.Fetch(Query({"GK PER"}, kGkPer)).candidates;
   ASSERT_EQ(candidates.size(), 2u);
   EXPECT_EQ(candidates[0]["bibcode"], "1901MNRAS..61..318A");
   EXPECT_EQ(candidates[1]["bibcode"], "1902ApJ....15..313P");
@@ -485,13 +493,13 @@ TEST_F(AdsRecordingsTest, GkPerIsThrottledTwiceAndKeepsItsDate) {
 
 TEST_F(AdsRecordingsTest, TheNovaeInitializeNovaCreatesAreRecorded) {
   Ads ads = Client();
-  std::vector<json> her = ads.Fetch(Query({"V1674 Her"}));
+  std::vector<json> her = ads.Fetch(Query({"V1674 Her"})).candidates;
   ASSERT_EQ(her.size(), 3u);
   EXPECT_EQ(her[0]["role"], "DISCOVERY");
   EXPECT_EQ(her[1]["role"], "DISCOVERY");
   EXPECT_EQ(Decide(her, std::nullopt).new_date,
             domain::PartialDate::Parse("2021-06"));
-  std::vector<json> sgr = ads.Fetch(Query({"Nova Sgr 2015 No. 2"}));
+  std::vector<json> sgr = ads.Fetch(Query({"Nova Sgr 2015 No. 2"})).candidates;
   ASSERT_EQ(sgr.size(), 2u);
   EXPECT_EQ(Decide(sgr, std::nullopt).new_date,
             domain::PartialDate::Parse("2015-03"));

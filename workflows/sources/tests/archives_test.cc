@@ -282,7 +282,13 @@ TEST_F(ArchivesTest, WithoutEitherSecretBothAreSkipped) {
 
 TEST_F(ArchivesTest, ReferencesComeFromAdsWithATokenElseFromSimbad) {
   Archives with_token(Config(RecordedSecrets()), clock_);
-  std::vector<json> ads = with_token.references().Fetch(V1500References());
+  domain::ReferenceAnswer from_ads =
+      with_token.references().Fetch(V1500References());
+  EXPECT_EQ(from_ads.source, "ADS");
+  EXPECT_EQ(from_ads.quota,
+            (domain::SourceQuota{
+                .limit = 5000, .remaining = 4987, .reset = 1767312000}));
+  const std::vector<json>& ads = from_ads.candidates;
   EXPECT_EQ(Members(ads, "source"), std::vector<json>(5, "ADS"));
   EXPECT_EQ(Members(ads, "bibcode"),
             (std::vector<json>{"1975IBVS.1050....1W", "1975IAUC.2826....1H",
@@ -290,8 +296,11 @@ TEST_F(ArchivesTest, ReferencesComeFromAdsWithATokenElseFromSimbad) {
                                "1988ApJ...332..282S"}));
 
   Archives without_token(Config(WithoutAds()), clock_);
-  std::vector<json> simbad =
+  domain::ReferenceAnswer from_simbad =
       without_token.references().Fetch(V1500References());
+  EXPECT_EQ(from_simbad.source, "SIMBAD");
+  EXPECT_EQ(from_simbad.quota, std::nullopt);
+  const std::vector<json>& simbad = from_simbad.candidates;
   EXPECT_EQ(Members(simbad, "source"), std::vector<json>(5, "SIMBAD"));
   EXPECT_EQ(replay_.unmatched(), std::vector<std::string>{});
 }

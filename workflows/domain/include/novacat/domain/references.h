@@ -202,16 +202,34 @@ struct ReferenceQuery {
   int64_t budget_ms = kUnlimitedBudgetMs;  // see ArchiveResolver::Resolve
 };
 
+// A source's published usage quota as its last answer stated it (ADS's
+// X-RateLimit-Limit, -Remaining and -Reset headers): requests allowed in
+// the period, left in it, and when it starts again (Unix seconds).
+struct SourceQuota {
+  int64_t limit = 0, remaining = 0, reset = 0;
+  bool operator==(const SourceQuota&) const = default;
+};
+
+// What a reference source answered: the raw candidates for the nova, each
+// an object stamped with its `source`; the service that answered ("ADS",
+// "SIMBAD"); its quota after this fetch, when it publishes one. The run
+// records the last two in its JobRun output, for the operator who watches
+// a daily quota run down.
+struct ReferenceAnswer {
+  std::string source;
+  std::vector<nlohmann::json> candidates;
+  std::optional<SourceQuota> quota;
+};
+
 // The seam a real client implements (ADS search API, SIMBAD's reference
-// list): the raw candidates for a nova, each an object stamped with its
-// `source`. Throws ClientError (failure.h): kUnavailable for transient
+// list). Throws ClientError (failure.h): kUnavailable for transient
 // failures, kInvalidRequest for a nova_id that is not a UUID.
 // FixtureReferenceSource (fixtures/, target novacat_domain_fixtures)
 // answers from files.
 class ReferenceSource {
  public:
   virtual ~ReferenceSource() = default;
-  virtual std::vector<nlohmann::json> Fetch(const ReferenceQuery& query) = 0;
+  virtual ReferenceAnswer Fetch(const ReferenceQuery& query) = 0;
 };
 
 // --- Reconciliation results --------------------------------------------------

@@ -48,14 +48,6 @@ namespace novacat::sources {
 inline constexpr int64_t kAdsRows = 200;
 inline constexpr int64_t kAdsMaxRecords = 1000;
 
-// ADS's rate-limit headers: X-RateLimit-Limit (requests a day),
-// X-RateLimit-Remaining, X-RateLimit-Reset (Unix time of the reset,
-// midnight UTC).
-struct AdsRateLimit {
-  int64_t limit = 0, remaining = 0, reset = 0;
-  bool operator==(const AdsRateLimit&) const = default;
-};
-
 // The object query of `names` (see above); "" when no name is left.
 std::string AdsObjectQuery(const std::vector<std::string>& names);
 
@@ -72,22 +64,21 @@ class Ads : public domain::ReferenceSource {
   // doi, title, publication_date and doctype are left out when ADS gives
   // none (or not as a string / a list whose first item is a string); the
   // candidate is checked later (NormalizeReferenceCandidate), item by item.
-  // The pages share query.budget_ms.
-  std::vector<nlohmann::json> Fetch(
-      const domain::ReferenceQuery& query) override;
-
-  // What the last 2xx answer's rate-limit headers said: nullopt before any
-  // answer, or when that answer lacks one of the three or has one that is
-  // not an integer.
-  std::optional<AdsRateLimit> last_rate_limit() const { return rate_limit_; }
+  // The pages share query.budget_ms. The answer's source is
+  // `service.name`; its quota what the last page's rate-limit headers
+  // (X-RateLimit-Limit: requests a day, X-RateLimit-Remaining,
+  // X-RateLimit-Reset: Unix time of the reset, midnight UTC) said, nullopt
+  // when one of the three is missing or not an integer.
+  domain::ReferenceAnswer Fetch(const domain::ReferenceQuery& query) override;
 
  private:
-  nlohmann::json Page(const std::string& q, int64_t start, int64_t budget_ms);
+  // One page of the search: the response object and the page's quota.
+  std::pair<nlohmann::json, std::optional<domain::SourceQuota>> Page(
+      const std::string& q, int64_t start, int64_t budget_ms);
 
   HttpClient http_;
   std::string token_;
   Clock& clock_;
-  std::optional<AdsRateLimit> rate_limit_;
 };
 
 }  // namespace novacat::sources

@@ -35,6 +35,8 @@ namespace novacat::sources {
 // The most objects one name is resolved to (MAXREC): more than one is
 // already ambiguous.
 inline constexpr int kSimbadMaxMatches = 10;
+// The source SIMBAD's answers and candidates are stamped with.
+inline constexpr std::string_view kSimbadSource = "SIMBAD";
 // The most references Bibliography returns (TOP and MAXREC).
 inline constexpr int kSimbadMaxReferences = 200;
 
@@ -47,7 +49,8 @@ class SimbadTap {
 
   // The objects SIMBAD knows by this identifier (source "SIMBAD"), one
   // match per object: main_id, ICRS ra/dec (epoch "J2000"; none when
-  // SIMBAD has no position), otype, every identifier of `ids` as aliases.
+  // SIMBAD has no position), otype, every identifier of `ids` as aliases, as
+  // published: without SIMBAD's markers "V* ", "* ", "** ", "NAME ".
   domain::SourceAnswer Identify(std::string_view normalized_name,
                                 int64_t budget_ms);
 
