@@ -17,7 +17,6 @@
 #include "emit/docs_emitter.h"
 #include "emit/generator.h"
 #include "emit/stack_emitter.h"
-#include "support/allocator.h"
 
 namespace {
 
@@ -208,7 +207,6 @@ BENCHMARK(BM_SeedCheckFiles)->Unit(benchmark::kMillisecond)->UseRealTime();
 }  // namespace
 
 int main(int argc, char** argv) {
-  novacat::TuneAllocatorForGeneration();  // as novacat-gen's main
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -4,8 +4,7 @@
 #    validating the same generated definitions (one invocation each): the
 #    median of RUNS (default 20) runs of each, taken in turns so that both
 #    see the same machine (its speed drifts by a third from one minute to
-#    the next). Both the check that trusts the record of the last one and
-#    `--check --no-cache`, which makes and compares every file.
+#    the next). `--check` makes and compares every file.
 # 2. Generation time for synthetic specs of 100, 1,000 and 10,000 states
 #    (Google Benchmark), the time per state as a ratio to the 100-state
 #    spec's (linear generation keeps it at 1x). GEN_STATES (default
@@ -71,32 +70,21 @@ quietly() {
   return "$status"
 }
 # Both must succeed (a failing run is no figure): once, untimed, checked.
-# That first --check keeps its record (support/check_record.h) in a cache
-# folder of this run's own: the timed runs of the plain --check are what a
-# developer's next check is, trusting it; --no-cache's generate every file
-# and compare it, as the first check after a change and CI's do.
-records=$(mktemp -d)
-trap 'rm -rf "$records"' EXIT
-export XDG_CACHE_HOME=$records
 quietly "$gen" --check -q specs/*.yaml
 quietly "$validator" "${args[@]}"
-check_us=() cold_us=() validator_us=()
+check_us=() validator_us=()
 for _ in $(seq "$runs"); do
   check_us+=("$(time_run "$gen" --check -q specs/*.yaml)")
-  cold_us+=("$(time_run "$gen" --check -q --no-cache specs/*.yaml)")
   validator_us+=("$(time_run "$validator" "${args[@]}")")
 done
 check_median=$(printf '%s\n' "${check_us[@]}" | median)
-cold_median=$(printf '%s\n' "${cold_us[@]}" | median)
 validator_median=$(printf '%s\n' "${validator_us[@]}" | median)
 echo "== 1. novacat-gen --check against asl-validator (median of $runs alternated runs each)"
-awk -v c="$check_median" -v n="$cold_median" -v v="$validator_median" \
+awk -v c="$check_median" -v v="$validator_median" \
   -v d="${#args[@]}" 'BEGIN {
   printf "asl-validator on the %d definitions: %.1f ms per run\n", d / 2, v / 1e3
-  printf "novacat-gen --check specs/*.yaml (the record of the last check trusted): %.1f ms per run, %.1fx faster\n", c / 1e3, v / c
-  printf "novacat-gen --check --no-cache specs/*.yaml (every file made and compared): %.1f ms per run, %.1fx faster\n", n / 1e3, v / n
+  printf "novacat-gen --check specs/*.yaml (every file made and compared): %.1f ms per run, %.1fx faster\n", c / 1e3, v / c
 }'
-unset XDG_CACHE_HOME
 
 # Prints a Google Benchmark JSON's figures per family ("BM_X/<size>"): the
 # time per item (items_per_second) and its ratio to the family's first size.

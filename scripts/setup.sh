@@ -12,7 +12,8 @@ packages=(
   libyaml-cpp-dev libyaml-dev libmimalloc-dev pkg-config nlohmann-json3-dev libfmt-dev libcli11-dev
   libkainjow-mustache-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdtl-dev graphviz libssl-dev libsqlite3-dev libcurl4-openssl-dev
-  libcfitsio-dev zlib1g-dev libxxhash-dev libpugixml-dev libcpp-httplib-dev zip binutils
+  libcfitsio-dev zlib1g-dev libpugixml-dev libcpp-httplib-dev zip binutils
+  ccache
 )
 missing=()
 for p in "${packages[@]}"; do

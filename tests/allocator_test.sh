@@ -2,8 +2,7 @@
 # novacat-gen's allocator is mimalloc (novacat_use_fast_allocator): a link
 # order that put the C library's malloc first would keep glibc's, silently.
 # Read from mimalloc's own report (MIMALLOC_VERBOSE), which only the
-# process's allocator makes at its start, with the arena novacat-gen
-# reserves for generation.
+# process's allocator makes at its start.
 # Usage: allocator_test.sh NOVACAT_GEN
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -15,9 +14,4 @@ expect_eq "mimalloc starts" \
 expect_eq "in 4 KiB pages" \
   "$(grep -E "^mimalloc: option 'large_os_pages'" <<<"$report")" \
   "mimalloc: option 'large_os_pages': 0"
-# TuneAllocatorForGeneration's arena (support/allocator.h): 1 GiB, reserved
-# once, and granted.
-expect_eq "the generation arena" \
-  "$(grep -E '^mimalloc: reserved [0-9]+ KiB memory' <<<"$report")" \
-  "mimalloc: reserved 1048576 KiB memory"
-finish "allocator: mimalloc, with the generation arena"
+finish "allocator: mimalloc"

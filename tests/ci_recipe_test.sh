@@ -9,7 +9,6 @@ root=$(pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-export XDG_CACHE_HOME="$work/cache"  # --check's records, this run's own
 
 repo=$work/repo
 mkdir -p "$repo"

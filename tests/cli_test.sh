@@ -8,8 +8,6 @@ gen=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# --check's records of what it found in sync, this run's own.
-export XDG_CACHE_HOME="$work/cache"
 
 
 # --version and --help.
@@ -184,7 +182,7 @@ expect_eq "new message" "$(cat "$work/new.err")" \
   "created $work/newspecs/annotate_thing.yaml; next: novacat-gen $work/newspecs/*.yaml, then fill in the step logic it scaffolds"
 grep -q '^event_catalog: shared/events.yaml$' "$work/newspecs/annotate_thing.yaml" ||
   fail "new: no event_catalog line although the catalog is there"
-grep -q '^  key: "AnnotateThing:{nova_id}:{schema_version}"$' \
+grep -q '^  key: "AnnotateThing:{nova_id}:{schema_version}:{time_bucket}"$' \
   "$work/newspecs/annotate_thing.yaml" || fail "new: the key's prefix"
 "$gen" --out "$work/newout" --steps-dir "$work/newsteps" \
   "$work/newspecs/annotate_thing.yaml" 2>"$work/new.log"
@@ -206,18 +204,16 @@ expect_eq "new bad name message" "$(cat "$work/new.err")" \
 expect_eq "no SPEC exit" "$?" "106"
 expect_eq "no SPEC message" "$(head -n 1 "$work/new.err")" "SPEC is required"
 
-# --check keeps a record of what it found in sync (support/check_record.h):
-# the next check of the same specs and folder by the same binary trusts it
-# while no input and no generated file changed, and only then.
-records="$XDG_CACHE_HOME/novacat-gen"
-rm -rf "$records"
+# --check compares every generated file with what the specs make, every
+# time: a generated file edited (its size kept), removed, or the manifest
+# edited is stale; each restored, the folder is in sync again.
 mkdir -p "$work/rspecs"
 cp -r specs/shared specs/*.yaml "$work/rspecs/"
 rspecs=("$work/rspecs"/*.yaml)
 "$gen" -q --out "$work/rec" --steps-dir "$work/rsteps" "${rspecs[@]}" ||
-  fail "generation for the record failed"
+  fail "generation for the check failed"
 full="58 files in $work/rec are in sync with 6 specs"
-trusted="$full (unchanged since the last check; --no-cache checks them again)"
+stale="1 generated file is out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
 check_rec() {  # check_rec NAME EXIT STDERR-LAST-LINE [ARGS...]
   local name=$1 exit=$2 line=$3
   shift 3
@@ -226,97 +222,43 @@ check_rec() {  # check_rec NAME EXIT STDERR-LAST-LINE [ARGS...]
   expect_eq "$name: exit" "$?" "$exit"
   expect_eq "$name: says" "$(tail -n 1 "$work/rec.err")" "$line"
 }
-check_rec "record: first check" 0 "$full"
-expect_eq "record: one file" "$(ls "$records" | grep -c '^check-[0-9a-f]*\.json$')" "1"
-record=$(ls "$records"/check-*.json)
-# The generator's identity opens with its binary's build id, as readelf
-# reads it, then the shared objects' and the version.
-expect_eq "record: the binary's build id" \
-  "$(grep -o '"generator": "[0-9a-f]*' "$record" | cut -d'"' -f4)" \
-  "$(readelf -n "$gen" | sed -n 's/^ *Build ID: //p')"
-grep -q '"generator": "[0-9a-f,]* 0\.1\.0",$' "$record" ||
-  fail "record: the generator's identity"
-check_rec "record: trusted" 0 "$trusted"
-cp "$record" "$work/record.before"
-check_rec "record: --no-cache" 0 "$full" --no-cache
-cmp -s "$work/record.before" "$record" || fail "--no-cache rewrote the record"
-# A generated file edited (its size kept): stale, whatever the record says.
+check_rec "check: in sync" 0 "$full"
+check_rec "check: again" 0 "$full"
 sed -i 's/"TimeoutSeconds": 20/"TimeoutSeconds": 29/' \
   "$work/rec/initialize_nova/statemachine.asl.json"
-check_rec "record: output edited" 1 "1 generated file is out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
-grep -c '^[-+] ' "$work/rec.out" | grep -qx 6 || fail "record: no diff of the edited file"
+check_rec "check: output edited" 1 "$stale"
+grep -c '^[-+] ' "$work/rec.out" | grep -qx 6 || fail "check: no diff of the edited file"
 sed -i 's/"TimeoutSeconds": 29/"TimeoutSeconds": 20/' \
   "$work/rec/initialize_nova/statemachine.asl.json"
-check_rec "record: output restored" 0 "$trusted"
-# A generated file removed, and the manifest edited.
+check_rec "check: output restored" 0 "$full"
 mv "$work/rec/refresh_references/README.md" "$work/readme.kept"
-check_rec "record: output removed" 1 "1 generated file is out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
+check_rec "check: output removed" 1 "$stale"
 mv "$work/readme.kept" "$work/rec/refresh_references/README.md"
 echo "extra.txt	initialize_nova" >>"$work/rec/MANIFEST"
-check_rec "record: manifest edited" 1 "1 generated file is out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
+check_rec "check: manifest edited" 1 "$stale"
 sed -i '$d' "$work/rec/MANIFEST"
-check_rec "record: manifest restored" 0 "$trusted"
-# A spec edited so that what it makes changes: stale; a comment, which
-# changes no file, is checked in full once and then trusted again.
+check_rec "check: manifest restored" 0 "$full"
 sed -i 's/timeout: 20s/timeout: 21s/' "$work/rspecs/initialize_nova.yaml"
-check_rec "record: spec edited" 1 "6 generated files are out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
+check_rec "check: spec edited" 1 "6 generated files are out of date in $work/rec; run novacat-gen ${rspecs[*]} to regenerate"
 sed -i 's/timeout: 21s/timeout: 20s/' "$work/rspecs/initialize_nova.yaml"
-echo "# a comment" >>"$work/rspecs/initialize_nova.yaml"
-check_rec "record: spec comment" 0 "$full"
-check_rec "record: spec comment again" 0 "$trusted"
-# An input no argument names: the governance the specs share.
-echo "# a comment" >>"$work/rspecs/shared/governance.yaml"
-check_rec "record: governance edited" 0 "$full"
-check_rec "record: governance again" 0 "$trusted"
-# Another generator's record, a broken one, and one for other specs.
-sed -i 's/"generator": "[0-9a-f]*/"generator": "0123/' "$record"
-check_rec "record: another generator" 0 "$full"
-grep -q '"generator": "0123' "$record" && fail "record: not saved again"
-printf '{' >"$record"
-check_rec "record: broken record" 0 "$full"
-expect_eq "record: broken record, stderr" "$(cat "$work/rec.err")" "$full"
-check_rec "record: saved again" 0 "$trusted"
-"$gen" --check -q --out "$work/rec" "${rspecs[@]:1}" >/dev/null 2>&1
-expect_eq "record: other specs exit" "$?" "1"
-expect_eq "record: none kept of a stale check" \
-  "$(ls "$records" | grep -c '^check-[0-9a-f]*\.json$')" "1"
-check_rec "record: still trusted" 0 "$trusted"
-# The folder named otherwise: a record of its own.
-"$gen" --check --out "$work/./rec" "${rspecs[@]}" 2>"$work/rec.err"
-expect_eq "record: the folder named otherwise" "$(cat "$work/rec.err")" \
-  "58 files in $work/./rec are in sync with 6 specs"
-expect_eq "record: a record per folder as named" \
-  "$(ls "$records" | grep -c '^check-[0-9a-f]*\.json$')" "2"
-# An input gone: the specs' error, not the record's word.
-mv "$work/rspecs/shared/governance.yaml" "$work/governance.kept"
-check_rec "record: governance gone" 2 "147 errors, 0 warnings"
-expect_eq "record: governance gone, the error" \
-  "$(grep -c "error: cannot read governance file '$work/rspecs/shared/governance.yaml' \[governance-not-found\]$" "$work/rec.err")" "1"
-mv "$work/governance.kept" "$work/rspecs/shared/governance.yaml"
-check_rec "record: governance back" 0 "$trusted"
-# The machine formats say the same of a trusted check as of a full one.
-"$gen" --check --no-cache --format sarif --out "$work/rec" "${rspecs[@]}" \
-  >"$work/full.sarif" 2>/dev/null
-"$gen" --check --format sarif --out "$work/rec" "${rspecs[@]}" \
-  >"$work/trusted.sarif" 2>"$work/rec.err"
-expect_eq "record: trusted sarif" "$(cat "$work/trusted.sarif")" "$(cat "$work/full.sarif")"
-expect_eq "record: trusted sarif, stderr" "$(cat "$work/rec.err")" "$trusted"
-# A cache folder that cannot be written costs the speed, not the result.
-XDG_CACHE_HOME="$work/rspecs/initialize_nova.yaml" check_rec \
-  "record: unwritable cache" 0 "$full"
-expect_eq "record: unwritable cache, stderr" "$(cat "$work/rec.err")" "$full"
-XDG_CACHE_HOME="$work/rspecs/initialize_nova.yaml" check_rec \
-  "record: unwritable cache again" 0 "$full"
-# A trusted check prints the specs' diagnostics as a full one does.
+check_rec "check: spec restored" 0 "$full"
+# --no-cache and --cache-dir governed a record --check no longer keeps:
+# accepted for one release, without effect, and saying so.
+check_rec "check: --no-cache" 0 "$full" --no-cache
+expect_eq "check: --no-cache says" "$(head -n 1 "$work/rec.err")" \
+  "note: --no-cache has no effect: --check compares every file; it will be removed"
+check_rec "check: --cache-dir" 0 "$full" --cache-dir "$work/cachedir"
+expect_eq "check: --cache-dir says" "$(head -n 1 "$work/rec.err")" \
+  "note: --cache-dir has no effect: --check compares every file; it will be removed"
+[ -e "$work/cachedir" ] && fail "check: --cache-dir made a folder"
+# A check prints the specs' diagnostics as generation does.
 "$gen" -q --out "$work/warn" --steps-dir "$work/wsteps" \
   tests/malformed/retry-budget.yaml 2>/dev/null || fail "warning spec failed"
-for run in full trusted; do
-  "$gen" --check --out "$work/warn" tests/malformed/retry-budget.yaml \
-    >/dev/null 2>"$work/warn.err"
-  expect_eq "record: $run check of a spec with a warning" \
-    "$(head -n -1 "$work/warn.err")" "$(cat tests/malformed/retry-budget.expected)"
-done
-expect_eq "record: trusted with a warning" "$(tail -n 1 "$work/warn.err")" \
-  "10 files in $work/warn are in sync with 1 spec (unchanged since the last check; --no-cache checks them again)"
+"$gen" --check --out "$work/warn" tests/malformed/retry-budget.yaml \
+  >/dev/null 2>"$work/warn.err"
+expect_eq "check: a spec with a warning" \
+  "$(head -n -1 "$work/warn.err")" "$(cat tests/malformed/retry-budget.expected)"
+expect_eq "check: a spec with a warning, in sync" "$(tail -n 1 "$work/warn.err")" \
+  "10 files in $work/warn are in sync with 1 spec"
 
 finish "all CLI tests passed"

@@ -9,8 +9,6 @@
 #include "check/limits.h"
 #include "compiler.h"
 #include "emit/spec_scaffold.h"
-#include "support/allocator.h"
-#include "support/check_record.h"
 #include "support/diagnostic_formats.h"
 #include "support/file_set.h"
 
@@ -22,7 +20,6 @@ constexpr int kExitError = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
-  novacat::TuneAllocatorForGeneration();
   CLI::App app{
       "novacat-gen compiles Nova Cat workflow specs (YAML) into Step "
       "Functions definitions and the other artifacts under the output "
@@ -39,17 +36,15 @@ int main(int argc, char** argv) {
   app.add_flag("--check", check,
                "Write nothing; print a unified diff of every stale, missing "
                "or orphaned file and exit 1 when anything differs");
+  // --check kept a record of what it found in sync, which these two
+  // governed; it compares every file now, and they do nothing. Accepted
+  // for one release, so that scripts passing them keep working.
   bool no_cache = false;
   app.add_flag("--no-cache", no_cache,
-               "With --check: compare every file again, neither trusting nor "
-               "keeping the record of the last check");
-  std::string cache_dir = novacat::DefaultCacheDir();
+               "No effect (--check compares every file); to be removed");
+  std::string cache_dir;
   app.add_option("--cache-dir", cache_dir,
-                 "Where --check keeps the record of what it found in sync "
-                 "(the next check of the same specs and folder by the same "
-                 "novacat-gen skips the generation when no input or "
-                 "generated file changed)")
-      ->capture_default_str();
+                 "No effect (--check keeps no record); to be removed");
   std::string steps_dir = "workflows";
   app.add_option("--steps-dir", steps_dir,
                  "Folder of the hand-written step logic; a workflow's "
@@ -133,13 +128,20 @@ int main(int argc, char** argv) {
                stdout);
   };
 
-  auto report_in_sync = [&](size_t compared, std::string_view how) {
+  auto report_in_sync = [&](size_t compared) {
     std::fputs(
-        fmt::format("{} files in {} are in sync with {} spec{}{}\n", compared,
-                    out_dir, specs.size(), specs.size() == 1 ? "" : "s", how)
+        fmt::format("{} files in {} are in sync with {} spec{}\n", compared,
+                    out_dir, specs.size(), specs.size() == 1 ? "" : "s")
             .c_str(),
         stderr);
   };
+
+  if (no_cache || !cache_dir.empty())
+    std::fputs(fmt::format("note: {} has no effect: --check compares every "
+                           "file; it will be removed\n",
+                           no_cache ? "--no-cache" : "--cache-dir")
+                   .c_str(),
+               stderr);
 
   novacat::DiagnosticSink sink;
   if (explain) {
@@ -162,36 +164,8 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  // In sync when --check last looked, and nothing changed since: the specs
-  // are loaded and checked (their diagnostics printed), nothing generated.
-  std::optional<novacat::CheckRecord> record;
-  if (check && !no_cache)
-    record = novacat::CheckRecord::For(cache_dir, novacat::ProgramBuildIds(),
-                                       NOVACAT_VERSION, out_dir, specs);
-  if (record) {
-    if (std::optional<novacat::CheckRecord::Held> held = record->Holds()) {
-      novacat::RecordingReader loaded(novacat::DiskFileReader());
-      novacat::LoadAndCheck(specs, loaded.reader(), sink);
-      // An input edited since Holds looked: check in full, from scratch.
-      if (loaded.reads() == held->inputs) {
-        if (sink.has_errors()) {  // as the whole run would have said
-          report_diagnostics(sink, nullptr);
-          return kExitError;
-        }
-        const novacat::CheckReport in_sync;
-        report_diagnostics(sink, &in_sync);
-        if (!quiet)
-          report_in_sync(held->compared,
-                         " (unchanged since the last check; --no-cache "
-                         "checks them again)");
-        return 0;
-      }
-      sink = novacat::DiagnosticSink();
-    }
-  }
-  novacat::RecordingReader reads(novacat::DiskFileReader());
   std::optional<novacat::FileSet> files = novacat::Compile(
-      specs, reads.reader(), sink, out_dir,
+      specs, novacat::DiskFileReader(), sink, out_dir,
       check ? novacat::Scaffolds::kSkip : novacat::Scaffolds::kMake);
   if (!files || !check) report_diagnostics(sink, nullptr);
   if (!files) return kExitError;
@@ -210,15 +184,7 @@ int main(int argc, char** argv) {
                  stderr);
       return kExitStale;
     }
-    if (record && reads.consistent()) {
-      std::vector<std::pair<std::string, std::string_view>> compared;
-      compared.reserve(files->files().size() + 1);
-      for (const auto& [path, file] : files->files())
-        compared.emplace_back(path, file.content);
-      compared.emplace_back(novacat::kManifestName, report.manifest);
-      record->Save(reads.reads(), compared);
-    }
-    if (!quiet) report_in_sync(files->files().size() + 1, "");
+    if (!quiet) report_in_sync(files->files().size() + 1);
     return 0;
   }
 

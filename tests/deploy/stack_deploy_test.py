@@ -1325,7 +1325,9 @@ class StackDeployTest(unittest.TestCase):
             answer = events.put_events(Entries=[entry])
         except botocore.exceptions.ClientError as e:
             said = ""
-            deadline = time.monotonic() + 5  # the server writes its log after answering
+            # The server writes its log after answering: waited for, at most
+            # a minute (a bound on a stuck server, not on a slow one).
+            deadline = time.monotonic() + 60
             while time.monotonic() < deadline and "NotImplementedError" not in said:
                 time.sleep(0.1)
                 with open(log) as f:

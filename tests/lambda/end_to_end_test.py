@@ -32,10 +32,10 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import invoke_server  # noqa: E402
 from lambda_package_test import (ROOT, create_table, dynalite_endpoint,  # noqa: E402
                                  start_replay, stop_replay, unpack)
 
@@ -132,13 +132,11 @@ class EndToEndTest(unittest.TestCase):
             os.mkdir(folder)
             unpack(zip_path, folder)
             functions[workflow] = folder
-        ready = os.path.join(tmp, "ready")
         # The functions ask the archives' recorded answers through the same
         # clients as the real services: a replay server's URLs.
         cls.replay, archives = start_replay(NOVACAT)
         config = {"functions": functions, "region": REGION,
                   "access_key_id": "AKIDEXAMPLE", "secret_access_key": "secret",
-                  "ready_file": ready,
                   "environment": {**archives,
                                   "NOVACAT_TABLE_NAME": cls.table,
                                   "NOVACAT_EVENT_BUS_NAME": cls.bus,
@@ -146,21 +144,9 @@ class EndToEndTest(unittest.TestCase):
                                   "AWS_ENDPOINT_URL_EVENTS": cls.moto,
                                   "NOVACAT_BUCKET": cls.bucket,
                                   "AWS_ENDPOINT_URL_S3": cls.moto}}
-        with open(os.path.join(tmp, "config.json"), "w") as f:
-            json.dump(config, f)
-        node = os.path.join(ROOT, "tests", "tools", "node_modules", ".bin", "node")
         cls.functions_log = open(os.path.join(tmp, "functions.log"), "w")
-        cls.server = subprocess.Popen(
-            [node if os.path.exists(node) else "node",
-             os.path.join(ROOT, "tests", "tools", "lambda_invoke_server.mjs"),
-             os.path.join(tmp, "config.json")],
-            stdout=cls.functions_log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 60
-        while not os.path.exists(ready) or not open(ready).read().strip():
-            if cls.server.poll() is not None or time.time() > deadline:
-                raise RuntimeError("the Lambda Invoke server did not start")
-            time.sleep(0.1)
-        cls.invoke = "http://127.0.0.1:%s" % open(ready).read().strip()
+        cls.server, cls.invoke = invoke_server.start(tmp, config,
+                                                     cls.functions_log)
         cls.env = dict(os.environ, **CREDENTIALS,
                        AWS_ENDPOINT_URL_DYNAMODB=cls.dynalite,
                        AWS_ENDPOINT_URL_LAMBDA=cls.invoke)
@@ -173,14 +159,7 @@ class EndToEndTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.terminate()
-        try:
-            cls.server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            # A function still running keeps the server from stopping (a
-            # test failed on it already): it goes with the test.
-            cls.server.kill()
-            cls.server.wait()
+        invoke_server.stop(cls.server)
         cls.functions_log.close()
         cls.tmp.cleanup()
         # Every question the functions asked had its recorded answer (an

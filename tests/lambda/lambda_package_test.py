@@ -81,7 +81,7 @@ class FakeRuntimeApi:
                 self.send_response(200)
                 self.send_header("Lambda-Runtime-Aws-Request-Id", request_id)
                 self.send_header("Lambda-Runtime-Deadline-Ms",
-                                 str(int(time.time() * 1000) + 30000))
+                                 str(int(time.time() * 1000) + 300000))
                 self.send_header("Lambda-Runtime-Invoked-Function-Arn",
                                  "arn:aws:lambda:us-east-1:000000000000:function:f")
                 self.send_header("Lambda-Runtime-Trace-Id", "Root=1-5e1b4151-5ac6c58f5b5dbd6a2b1d7a11")

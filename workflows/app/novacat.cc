@@ -504,11 +504,17 @@ int AddPhotometry(const std::string& nova_id, const std::string& provider,
 int Seed(const StoreChoice& store, const std::string& fixtures) {
   std::unique_ptr<World> world = OpenWorld(store, fixtures, "seed");
   if (!world) return kExitInvalid;
-  int count = novacat::workflows::SeedFixtureNovae(
-      world->fixture.repository,
-      std::filesystem::path(fixtures) / "novae" / "existing.json",
-      static_cast<int64_t>(std::time(nullptr)));
-  std::printf("seeded %d novae into %s\n", count, store.Describe().c_str());
+  const std::vector<novacat::domain::FixtureNova> novae =
+      novacat::workflows::SeedFixtureNovae(
+          world->fixture.repository,
+          std::filesystem::path(fixtures) / "novae" / "existing.json",
+          static_cast<int64_t>(std::time(nullptr)));
+  // The ids are what the next commands take (`run ... --input
+  // '{"nova_id": ...}'`, `jobs --nova`).
+  std::printf("seeded %zu novae into %s:\n", novae.size(),
+              store.Describe().c_str());
+  for (const novacat::domain::FixtureNova& nova : novae)
+    std::printf("  %s  %s\n", nova.nova_id.c_str(), nova.primary_name.c_str());
   return 0;
 }
 

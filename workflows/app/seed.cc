@@ -7,8 +7,9 @@
 
 namespace novacat::workflows {
 
-int SeedFixtureNovae(store::Repository& repository,
-                     const std::filesystem::path& file, int64_t now) {
+std::vector<domain::FixtureNova> SeedFixtureNovae(
+    store::Repository& repository, const std::filesystem::path& file,
+    int64_t now) {
   const std::string at = runtime::FormatTimestamp(now);
   std::vector<domain::FixtureNova> novae = domain::LoadFixtureNovae(file);
   for (const auto& f : novae) {
@@ -40,7 +41,7 @@ int SeedFixtureNovae(store::Repository& repository,
           f.nova_id, f.discovery_date->ToIsoDate(),
           domain::ReferenceId("fixture-catalog", f.nova_id));
   }
-  return static_cast<int>(novae.size());
+  return novae;
 }
 
 }  // namespace novacat::workflows

@@ -6,14 +6,18 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <vector>
 
+#include "novacat/domain/novae_fixture.h"
 #include "novacat/store/repository.h"
 
 namespace novacat::workflows {
 
-// Returns how many novae the file holds. Throws runtime::TerminalError for
-// a fixture that does not parse, or a nova_id already used by another nova.
-int SeedFixtureNovae(store::Repository& repository,
-                     const std::filesystem::path& file, int64_t now);
+// Returns the novae the file holds, in its order. Throws
+// runtime::TerminalError for a fixture that does not parse, or a nova_id
+// already used by another nova.
+std::vector<domain::FixtureNova> SeedFixtureNovae(
+    store::Repository& repository, const std::filesystem::path& file,
+    int64_t now);
 
 }  // namespace novacat::workflows

@@ -26,12 +26,6 @@ size_t Collect(char* data, size_t size, size_t count, void* out) {
   return size * count;
 }
 
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string ErrorDocument(const runtime::InvocationError& error) {
   return nlohmann::json{{"errorType", error.error_type},
                         {"errorMessage", error.message}}
@@ -233,10 +227,18 @@ int RunLoop(const Initializer& init, const LoopOptions& options) {
   return 0;
 }
 
+int64_t WallMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
                                   runtime::HostServices& services,
-                                  store::Table* catalog) {
-  return [&binding, &services, catalog](const Invocation& invocation) {
+                                  store::Table* catalog,
+                                  std::function<int64_t()> now_ms) {
+  return [&binding, &services, catalog,
+          now_ms = std::move(now_ms)](const Invocation& invocation) {
     nlohmann::json payload =
         nlohmann::json::parse(invocation.payload, nullptr, false);
     if (payload.is_discarded())
@@ -248,7 +250,7 @@ InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
       store::Repository repository(*catalog);
       int64_t published =
           store::PublishPerNova(binding.facts, repository, services.events,
-                                services.log, *input, WallMs() / 1000);
+                                services.log, *input, now_ms() / 1000);
       return nlohmann::json{{"for_each", "nova"}, {"published", published}}
           .dump();
     }
@@ -257,10 +259,10 @@ InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
     // function's own timeout is then the only bound, as with none at all.
     const int64_t deadline = invocation.deadline_ms;
     std::function<int64_t()> remaining;
-    if (deadline > WallMs())
-      remaining = [deadline] { return deadline - WallMs(); };
+    if (deadline > now_ms())
+      remaining = [deadline, now_ms] { return deadline - now_ms(); };
     nlohmann::json result = runtime::HandleInvocation(
-        binding, services, payload, WallMs, std::move(remaining));
+        binding, services, payload, now_ms, std::move(remaining));
     return result.dump(-1, ' ', false,
                        nlohmann::json::error_handler_t::replace);
   };

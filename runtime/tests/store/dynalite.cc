@@ -136,7 +136,9 @@ std::unique_ptr<DynaliteServer> DynaliteServer::Start(bool die_with_parent) {
       _exit(127);
     }
 
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    // A bound on a stuck start, not on a slow one: a loaded machine (the
+    // sanitized pass beside other work) can take many seconds to start node.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
     for (;;) {
       int status = 0;
       if (waitpid(pid, &status, WNOHANG) == pid) {
@@ -160,7 +162,7 @@ std::unique_ptr<DynaliteServer> DynaliteServer::Start(bool die_with_parent) {
         std::string output = ReadFile(log);
         std::filesystem::remove(log);
         throw std::runtime_error("dynalite did not accept connections on " +
-                                 port_text + " within 20 s: " + output);
+                                 port_text + " within 90 s: " + output);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

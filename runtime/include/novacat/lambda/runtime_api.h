@@ -83,8 +83,13 @@ struct LoopOptions {
 // unset (reported on stderr).
 int RunLoop(const Initializer& init, const LoopOptions& options = {});
 
+// Milliseconds since the epoch on the system clock: Lambda's deadlines
+// are on it.
+int64_t WallMs();
+
 // A workflow's Lambda handler: the host over `binding` and `services`, at
-// the wall clock. The payload is the one the generated ASL sends
+// the wall clock `now_ms` (WallMs; a test gives its own). The payload is the
+// one the generated ASL sends
 // ({workflow, state_name, execution_arn, retry_count, state}); the
 // response is the new state document. The step sees the time left before
 // the invocation's deadline (StepContext::RemainingMs).
@@ -94,6 +99,7 @@ int RunLoop(const Initializer& init, const LoopOptions& options = {});
 // without a catalog it is a TerminalError.
 InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
                                   runtime::HostServices& services,
-                                  store::Table* catalog = nullptr);
+                                  store::Table* catalog = nullptr,
+                                  std::function<int64_t()> now_ms = WallMs);
 
 }  // namespace novacat::lambda
