@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   g++ cmake make python3 python3-yaml python3-jsonschema
-  libyaml-cpp-dev libyaml-dev libmimalloc-dev pkg-config nlohmann-json3-dev libfmt-dev libcli11-dev
+  libyaml-cpp-dev libmimalloc-dev pkg-config nlohmann-json3-dev libfmt-dev libcli11-dev
   libkainjow-mustache-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdtl-dev graphviz libssl-dev libsqlite3-dev libcurl4-openssl-dev
   libcfitsio-dev zlib1g-dev libpugixml-dev libcpp-httplib-dev zip binutils

@@ -1,24 +1,9 @@
-// YamlDocument: the first document of a YAML text as a read-only tree, parsed
-// with libyaml. The spec loader reads specs through it.
-//
-// It answers the loader's questions exactly as yaml-cpp (the reference the
-// loader's diagnostics were written against) does: the same node types (a
-// plain, untagged "", "~", "null", "Null" or "NULL" is a null, not a scalar),
-// the same tags ("?" for a plain scalar or an untagged collection, "!" for a
-// quoted scalar, tag handles resolved), the same 0-based marks (a missing
-// value is marked at the token that follows it) and the same syntax error
-// messages. A text libyaml rejects is parsed again with yaml-cpp, for its
-// message, or for its tree where yaml-cpp reads what libyaml does not; so
-// is a text whose reading libyaml's events cannot tell apart from one
-// yaml-cpp reads differently (a missing value outside a block mapping, a
-// '?' in a flow collection, an anchor name followed by more than a space or
-// a flow indicator). Two departures remain, where yaml-cpp leaves the YAML
-// spec and the loader now follows it: the escapes \_ and \N are UTF-8, and
-// a tagged plain scalar may continue on lines starting with "- ".
-// yaml_document_test compares both parsers on every YAML file of the
-// repository, on corner cases and on randomly edited specs. libyaml is
-// several times faster than yaml-cpp, whose parsing was most of
-// `novacat-gen --check`.
+// yaml::Document: the first document of a YAML text as a read-only tree,
+// parsed with yaml-cpp and copied once. The spec loader reads specs through
+// it: a handle to a node is a pointer (no reference counting on every
+// lookup, as yaml-cpp's nodes have), a mapping keeps its entries in
+// document order with duplicates (which the loader reports), and an absent
+// key is an undefined handle rather than an exception.
 #pragma once
 
 #include <cstddef>
@@ -101,7 +86,7 @@ class Node::ItemIterator {
   const NodeData* const* at_;
 };
 
-// Where and why a text is not YAML; the message is yaml-cpp's.
+// Where and why a text is not YAML: yaml-cpp's mark and message.
 struct SyntaxError {
   Mark mark;  // line -1 when the parser gave no position
   std::string message;

@@ -1,8 +1,8 @@
-// yaml::Document (libyaml) must answer every question the spec loader asks
-// exactly as yaml-cpp does: the loader's diagnostics (types, tags, marks,
-// syntax error texts) were written against yaml-cpp. These tests compare
-// the two parsers node by node on every YAML file of the repository and on
-// the corner cases a spec author can write.
+// yaml::Document is yaml-cpp's tree copied: every question the spec loader
+// asks (types, tags, marks, entries with duplicates, syntax errors) has
+// yaml-cpp's answer. These tests compare the copy with yaml-cpp's own nodes
+// on every YAML file of the repository and on the corner cases a spec
+// author can write, and state the answers the loader relies on.
 #include "load/yaml_document.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -127,10 +126,10 @@ void ExpectSameReading(const std::string& text, const std::string& what) {
     if (a != b) break;
   }
   ADD_FAILURE() << what << ": line " << line << " of the readings differs\n"
-                << "  libyaml:  " << a << "\n  yaml-cpp: " << b;
+                << "  the copy: " << a << "\n  yaml-cpp: " << b;
 }
 
-TEST(YamlDocumentTest, ReadsEveryYamlFileOfTheRepositoryAsYamlCppDoes) {
+TEST(YamlDocumentTest, CopiesYamlCppsReadingOfEveryYamlFile) {
   // The tests run from the source root.
   int files = 0;
   for (const char* dir : {"specs", "tests", "docs"}) {
@@ -152,100 +151,27 @@ TEST(YamlDocumentTest, ReadsEveryYamlFileOfTheRepositoryAsYamlCppDoes) {
   EXPECT_GT(files, 100);
 }
 
-bool IsUtf8(const std::string& text) {
-  for (size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const size_t length = c < 0x80         ? 1
-                          : (c >> 5) == 6  ? 2
-                          : (c >> 4) == 14 ? 3
-                          : (c >> 3) == 30 ? 4
-                                           : 0;
-    if (length == 0 || i + length > text.size()) return false;
-    for (size_t k = 1; k < length; ++k)
-      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80)
-        return false;
-    i += length;
-  }
-  return true;
-}
-
-// Texts no one wrote on purpose: the specs, each edited a few times at
-// random (a fixed seed, so a failure repeats) with the characters YAML
-// gives meaning to. Both parsers must read each the same, or fail with the
-// same error. (Run with 100,000 edits, the only texts read differently were
-// the two kinds YamlDocumentTest.FollowsTheYamlSpecWhereYamlCppDoesNot
-// shows.)
-TEST(YamlDocumentTest, ReadsEditedSpecsAsYamlCppDoes) {
-  std::vector<std::string> texts;
-  for (const auto& entry : std::filesystem::directory_iterator("specs")) {
-    if (entry.path().extension() != ".yaml") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    texts.push_back(text.str());
-  }
-  ASSERT_FALSE(texts.empty());
-  const std::vector<std::string> snippets = {
-      ":",     ": ",    "- ", "-",  "{",   "}",   "[",      "]",
-      ",",     "\"",    "'",  "#",  "&a ", "*a",  "!!str ", "!t ",
-      "? ",    "\t",    "\n", "  ", "|\n", ">\n", "~",      "null",
-      "---\n", "...\n", "\\", "%",  "@",   "`",   "\n- ",   "\n  "};
-  std::mt19937 random(20261127);
-  auto below = [&](size_t n) {
-    return std::uniform_int_distribution<size_t>(0, n - 1)(random);
-  };
-  int differing = 0;
-  for (int i = 0; i < 1500 && differing < 5; ++i) {
-    std::string text = texts[below(texts.size())];
-    const size_t edits = 1 + below(3);
-    for (size_t e = 0; e < edits && !text.empty(); ++e) {
-      const size_t at = below(text.size());
-      switch (below(3)) {
-        case 0:
-          text.erase(at, 1 + below(8));
-          break;
-        case 1:
-          text.insert(at, snippets[below(snippets.size())]);
-          break;
-        default:
-          text[at] = snippets[below(snippets.size())][0];
-      }
-    }
-    // The loader refuses a text that is not UTF-8 before parsing it.
-    if (!IsUtf8(text)) continue;
-    const std::string ours = Reading(text), reference = ReferenceReading(text);
-    if (ours != reference) {
-      ++differing;
-      ExpectSameReading(text, "edit " + std::to_string(i));
-    }
-  }
-  EXPECT_EQ(differing, 0);
-}
-
-// Where yaml-cpp departs from the YAML spec, the loader now reads what the
-// spec says: yaml-cpp writes the escapes \_ and \N as single bytes (not
-// UTF-8) and rejects a tagged plain scalar that continues on lines starting
-// with "- ".
-TEST(YamlDocumentTest, FollowsTheYamlSpecWhereYamlCppDoesNot) {
-  EXPECT_EQ(Reading("a: \"x\\_y\\Nz\"\n"),
-            " map tag=? at=0:0 size=1\n"
+// What the loader relies on, whole: a plain empty value is a null marked at
+// the token after it; a quoted "null" is a string (tag "!"); duplicate keys
+// are kept in order; only the first document is read; a syntax error is
+// yaml-cpp's message at its mark.
+TEST(YamlDocumentTest, TheAnswersTheLoaderReliesOn) {
+  EXPECT_EQ(Reading("a:\nb: 'null'\na: [x, ~]\n---\nc: 1\n"),
+            " map tag=? at=0:0 size=3\n"
             "/key scalar tag=? at=0:0 size=0 'a'\n"
-            "/a scalar tag=! at=0:3 size=0 'x\xc2\xa0y\xc2\x85z'\n");
-  EXPECT_EQ(ReferenceReading("a: \"x\\_y\\Nz\"\n"),
-            " map tag=? at=0:0 size=1\n"
-            "/key scalar tag=? at=0:0 size=0 'a'\n"
-            "/a scalar tag=! at=0:3 size=0 'x\xa0y\x85z'\n");
-  const std::string tagged = "p:\n  ! a\n  - b\n";
-  EXPECT_EQ(Reading(tagged),
-            " map tag=? at=0:0 size=1\n"
-            "/key scalar tag=? at=0:0 size=0 'p'\n"
-            "/p scalar tag=! at=1:2 size=0 'a - b'\n");
-  EXPECT_EQ(ReferenceReading(tagged), "error at=2:2 end of map not found\n");
+            "/a null tag= at=1:0 size=0\n"
+            "/key scalar tag=? at=1:0 size=0 'b'\n"
+            "/b scalar tag=! at=1:3 size=0 'null'\n"
+            "/key scalar tag=? at=2:0 size=0 'a'\n"
+            "/a sequence tag=? at=2:3 size=2\n"
+            "/a/0 scalar tag=? at=2:4 size=0 'x'\n"
+            "/a/1 null tag= at=2:7 size=0\n");
+  EXPECT_EQ(Reading("a: b: c\n"), "error at=0:4 illegal map value\n");
 }
 
 class YamlCornerCase : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(YamlCornerCase, ReadsAsYamlCppDoes) {
+TEST_P(YamlCornerCase, CopiesYamlCppsReading) {
   ExpectSameReading(GetParam(), GetParam());
 }
 
@@ -264,8 +190,7 @@ INSTANTIATE_TEST_SUITE_P(
         "{?a: b}\n", "[?a, b]\n", "[a?b]\n", "{a: b?}\n", "{? a: b}\n",
         "a: &x: 1\n", "a: &x:y 1\nb: *x:y\n", "a: [&x 1, *x]\n",
         "a: \"caf\xc3\xa9\"\nb: &x 1\nc: *x\n",
-        // The same after multi-byte characters (libyaml's marks count
-        // characters; the text is read in bytes).
+        // The same after multi-byte characters.
         "a: \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nb: {c: d, ?e: "
         "f}\n",
         "a: \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nb: &x:y 1\nc: "
