@@ -110,14 +110,23 @@ const T& Require(const std::optional<T>& value, std::string_view field) {
 // AP-INIT-3 for `nova_id`, exclusive: a name maps to one nova unless a person
 // allows more. kCreated and kAlreadyMapped (a retry whose write landed, or a
 // name that already maps here) are both success.
+store::AliasResult PutAliasOf(store::Repository& repository,
+                              const std::string& normalized_name,
+                              const std::string& nova_id,
+                              const std::string& name, int64_t now) {
+  return repository.PutAlias(store::Alias{normalized_name, nova_id, name,
+                                          runtime::FormatTimestamp(now)},
+                             store::AliasPolicy::kExclusive);
+}
+
+// PutAliasOf for the candidate's own name: a name claimed by another nova
+// is the spec's ambiguous_name_resolution.
 void PutExclusiveAlias(store::Repository& repository,
                        const std::string& normalized_name,
                        const std::string& nova_id, const std::string& name,
                        int64_t now) {
   const store::AliasResult result =
-      repository.PutAlias(store::Alias{normalized_name, nova_id, name,
-                                       runtime::FormatTimestamp(now)},
-                          store::AliasPolicy::kExclusive);
+      PutAliasOf(repository, normalized_name, nova_id, name, now);
   if (result.status == store::AliasResult::Status::kMappedToOtherNova) {
     throw runtime::QuarantineError(
         "ambiguous_name_resolution: name " + Quote(normalized_name) +
@@ -127,8 +136,8 @@ void PutExclusiveAlias(store::Repository& repository,
 }
 
 // The resolved object's other names (resolved_aliases) as aliases of
-// `nova_id`, after the candidate's own. Each is exclusive like the
-// candidate's name, but an archive's name another nova already claims
+// `nova_id`, after the candidate's own (PutAliasOf). Each is exclusive like
+// the candidate's name, but an archive's name another nova already claims
 // does not fail the run: the candidate's name decided the nova, and the
 // clash is logged (alias_conflicts) for a person to reconcile. A name that
 // does not normalize, or normalizes to the candidate's, is skipped. Every
@@ -152,9 +161,7 @@ void PutResolvedAliases(store::Repository& repository,
     }
     if (normalized == normalized_name) continue;
     const store::AliasResult result =
-        repository.PutAlias(store::Alias{normalized, nova_id, alias,
-                                         runtime::FormatTimestamp(context.now)},
-                            store::AliasPolicy::kExclusive);
+        PutAliasOf(repository, normalized, nova_id, alias, context.now);
     if (result.status == store::AliasResult::Status::kMappedToOtherNova) {
       conflicts.push_back(
           {{"alias", normalized}, {"other_nova_id", result.other_nova_id}});
