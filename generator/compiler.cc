@@ -1,7 +1,5 @@
 #include "compiler.h"
 
-#include <functional>
-
 #include "check/checker.h"
 #include "check/limits.h"
 #include "emit/frozen_schemas.h"
@@ -9,36 +7,20 @@
 
 namespace novacat {
 
-namespace {
-
-// LoadAndCheck into `specs`, calling `checked` with each spec as soon as
-// it passed its own checks, as long as no spec before it had an error
-// (the run will fail then: nothing more is worth emitting).
-void LoadAndCheckInto(const std::vector<std::string>& paths,
-                      const FileReader& read_file, DiagnosticSink& sink,
-                      std::vector<std::unique_ptr<WorkflowSpec>>& specs,
-                      const std::function<void(const WorkflowSpec&)>& checked) {
+std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
+    const std::vector<std::string>& paths, const FileReader& read_file,
+    DiagnosticSink& sink) {
+  std::vector<std::unique_ptr<WorkflowSpec>> specs;
   SpecLoader loader(sink, read_file);
-  loader.Preload(paths);
   for (const auto& path : paths) {
     if (auto spec = loader.LoadFile(path)) {
       CheckSpec(*spec, sink);
       CheckLimits(*spec, sink);
-      if (checked && !sink.has_errors()) checked(*spec);
       specs.push_back(std::move(spec));
     }
   }
   CheckSpecSet(specs, sink);
   sink.SortByLocation();
-}
-
-}  // namespace
-
-std::vector<std::unique_ptr<WorkflowSpec>> LoadAndCheck(
-    const std::vector<std::string>& paths, const FileReader& read_file,
-    DiagnosticSink& sink) {
-  std::vector<std::unique_ptr<WorkflowSpec>> specs;
-  LoadAndCheckInto(paths, read_file, sink, specs, nullptr);
   return specs;
 }
 
@@ -46,14 +28,10 @@ std::optional<FileSet> Compile(const std::vector<std::string>& paths,
                                const FileReader& read_file,
                                DiagnosticSink& sink, const std::string& out_dir,
                                Scaffolds scaffolds) {
-  // Each spec's emitters start while the next one loads; the specs outlive
-  // the emission, whose jobs read them.
-  std::vector<std::unique_ptr<WorkflowSpec>> specs;
-  Emission emission(out_dir, scaffolds);
-  LoadAndCheckInto(paths, read_file, sink, specs,
-                   [&](const WorkflowSpec& spec) { emission.Start(spec); });
-  if (sink.has_errors()) return std::nullopt;  // what started is dropped
-  FileSet files = std::move(emission).Finish(specs);
+  std::vector<std::unique_ptr<WorkflowSpec>> specs =
+      LoadAndCheck(paths, read_file, sink);
+  if (sink.has_errors()) return std::nullopt;
+  FileSet files = Emit(specs, scaffolds);
   if (!out_dir.empty())
     CheckFrozenSchemas(specs, files, out_dir, read_file, sink);
   sink.SortByLocation();

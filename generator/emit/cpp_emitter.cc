@@ -922,13 +922,4 @@ CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl,
   return CppBuilder(spec, asl, scaffolds).Build();
 }
 
-void ParseCppTemplates(Scaffolds scaffolds) {
-  ParseTemplate(kHeaderTemplate, TemplateEscape::kNone);
-  ParseTemplate(kSourceTemplate, TemplateEscape::kNone);
-  if (scaffolds == Scaffolds::kMake) {
-    ParseTemplate(kStepsHeaderTemplate, TemplateEscape::kNone);
-    ParseTemplate(kStepsSourceTemplate, TemplateEscape::kNone);
-  }
-}
-
 }  // namespace novacat

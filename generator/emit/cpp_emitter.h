@@ -34,13 +34,10 @@ struct CppFiles {
 
 CppFiles EmitCpp(const WorkflowSpec& spec);
 // As EmitCpp, with the spec's definition already emitted: `asl` must be
-// EmitAsl(spec) (EmitAll emits it once for both files). With
+// EmitAsl(spec) (Emit makes it once for both files). With
 // Scaffolds::kSkip, steps_header and steps_source stay empty.
 CppFiles EmitCpp(const WorkflowSpec& spec, const std::string& asl,
                  Scaffolds scaffolds = Scaffolds::kMake);
-// Parses the templates EmitCpp renders now (ParseTemplate): on a thread
-// that would otherwise wait, ahead of the first EmitCpp.
-void ParseCppTemplates(Scaffolds scaffolds = Scaffolds::kMake);
 
 // Escapes `text` as the contents of a C++ string literal.
 std::string CppStringLiteral(const std::string& text);

@@ -1054,10 +1054,6 @@ std::string EmitWorkflowDocs(const WorkflowSpec& spec) {
       kReadmeTemplate, ReadmeBuilder(spec).Build(), TemplateEscape::kHtml));
 }
 
-void ParseDocsTemplates() {
-  ParseTemplate(kReadmeTemplate, TemplateEscape::kHtml);
-}
-
 std::string EmitWorkflowDot(const WorkflowSpec& spec) {
   return Diagram(spec).Dot();
 }

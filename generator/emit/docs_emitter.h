@@ -25,8 +25,6 @@ namespace novacat {
 // templates/workflow_readme.md.mustache. The spec must have passed the
 // checker.
 std::string EmitWorkflowDocs(const WorkflowSpec& spec);
-// Parses the template EmitWorkflowDocs renders now (ParseTemplate).
-void ParseDocsTemplates();
 
 // The same page from a template's text. Throws std::runtime_error when the
 // template does not parse.

@@ -182,8 +182,7 @@ void CheckFrozenSchemas(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
       const std::string path = EventSchemaPath(event, event.schema_version);
       if (!seen.insert(path).second) continue;
       auto generated = files.files().find(path);
-      if (generated == files.files().end() || generated->second.matched_disk)
-        continue;
+      if (generated == files.files().end()) continue;
       const std::string on_disk_path = out_dir + "/" + path;
       std::optional<std::string> frozen = read_file(on_disk_path);
       if (!frozen || *frozen == generated->second.content) continue;

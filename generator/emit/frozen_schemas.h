@@ -20,9 +20,7 @@ namespace novacat {
 
 // Compares each event schema version `files` would write with the file of
 // that path under `out_dir` (read through `read_file`; a file not there is
-// new, not frozen). Reports every difference of each changed version. A
-// file that matched the disk as it was made (GeneratedFile::matched_disk)
-// is unchanged and is not read again.
+// new, not frozen). Reports every difference of each changed version.
 void CheckFrozenSchemas(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
                         const FileSet& files, const std::string& out_dir,
                         const FileReader& read_file, DiagnosticSink& sink);

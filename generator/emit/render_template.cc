@@ -1,4 +1,3 @@
-#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -13,67 +12,47 @@ namespace mustache = kainjow::mustache;
 
 namespace {
 
-// The parsed template `name` with `escape`, parsed on first use (or by
-// ParseTemplate) and then shared by every thread (the emitters run on
-// several). Sharing is safe because rendering only reads a template:
-// kainjow writes to one on an error (a template compiled into the binary
-// that parsed has none when rendered: no partials, no lambdas) and in
-// set_custom_escape, which is called here, once, before the template is
-// shared. Each template is parsed under its own once_flag, so that parsing
-// one holds up neither the others nor their renders.
-struct Entry {
-  std::once_flag once;
-  std::unique_ptr<mustache::mustache> tmpl;
-  // The longest text a render made so far: the next one's room, so that
-  // it does not grow by doubling (copying, and touching twice the memory).
-  std::atomic<size_t> longest{0};
-};
-
-Entry& Parsed(std::string_view name, TemplateEscape escape) {
+// The parsed template `name` with `escape`, parsed at its first render and
+// kept for the process's later ones (kainjow's parser is slow, and a run
+// renders each template once per workflow). Rendering only reads a
+// template: kainjow writes to one on an error (a template compiled into the
+// binary that parsed has none when rendered: no partials, no lambdas) and
+// in set_custom_escape, called here before the template is shared; so
+// threads may render at once, and the mutex guards only the map.
+const mustache::mustache& Parsed(std::string_view name, TemplateEscape escape) {
   static std::mutex mutex;
-  static std::map<std::pair<std::string, TemplateEscape>, Entry> entries;
-  Entry* entry;
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    entry = &entries[std::make_pair(std::string(name), escape)];
+  static std::map<std::pair<std::string, TemplateEscape>,
+                  std::unique_ptr<mustache::mustache>>
+      parsed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& tmpl = parsed[std::make_pair(std::string(name), escape)];
+  if (tmpl) return *tmpl;
+  auto fresh =
+      std::make_unique<mustache::mustache>(std::string(TemplateText(name)));
+  if (!fresh->is_valid()) {
+    throw std::logic_error("template " + std::string(name) + ": " +
+                           fresh->error_message());
   }
-  std::call_once(entry->once, [&] {
-    auto tmpl =
-        std::make_unique<mustache::mustache>(std::string(TemplateText(name)));
-    if (!tmpl->is_valid()) {
-      throw std::logic_error("template " + std::string(name) + ": " +
-                             tmpl->error_message());
-    }
-    if (escape == TemplateEscape::kNone)
-      tmpl->set_custom_escape([](const std::string& s) { return s; });
-    else
-      tmpl->set_custom_escape(mustache::html_escape<std::string>);
-    entry->tmpl = std::move(tmpl);
-  });
-  return *entry;
+  if (escape == TemplateEscape::kNone)
+    fresh->set_custom_escape([](const std::string& s) { return s; });
+  else
+    fresh->set_custom_escape(mustache::html_escape<std::string>);
+  tmpl = std::move(fresh);
+  return *tmpl;
 }
 
 }  // namespace
 
-void ParseTemplate(std::string_view name, TemplateEscape escape) {
-  Parsed(name, escape);
-}
-
 std::string RenderTemplate(std::string_view name, const mustache::data& data,
                            TemplateEscape escape) {
-  Entry& entry = Parsed(name, escape);
-  mustache::mustache& tmpl = *entry.tmpl;
+  // render() is not const (it records an error), though it writes nothing
+  // on a template that parsed: see Parsed.
+  auto& tmpl = const_cast<mustache::mustache&>(Parsed(name, escape));
   std::string out;
-  out.reserve(entry.longest.load(std::memory_order_relaxed));
   tmpl.render(data, [&out](const std::string& text) { out += text; });
   if (!tmpl.is_valid()) {
     throw std::logic_error("template " + std::string(name) + ": " +
                            tmpl.error_message());
-  }
-  size_t longest = entry.longest.load(std::memory_order_relaxed);
-  while (out.size() > longest &&
-         !entry.longest.compare_exchange_weak(longest, out.size(),
-                                              std::memory_order_relaxed)) {
   }
   return out;
 }

@@ -54,8 +54,8 @@ std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs);
 // One workflow's share of the stack: its function, state machine, roles,
 // log groups, alarm, schedules and object-created rules (resources), and
 // its outputs, each in the stack's order. `asl` must be EmitAsl(spec).
-// Built on its own so that each workflow's share is made as soon as its
-// definition is (Emission); the stack joins them.
+// Built on its own so that each workflow's definition is made once, for
+// its binding and for its share; the stack joins the shares.
 struct StackPart {
   nlohmann::ordered_json resources = nlohmann::ordered_json::object();
   nlohmann::ordered_json outputs = nlohmann::ordered_json::object();

@@ -14,21 +14,14 @@ std::string_view TemplateText(std::string_view name);
 
 enum class TemplateEscape { kNone, kHtml };
 
-// Renders templates/<name> with `data`. The template is parsed once per
-// process and shared by the threads (parsing it for every render, then once
-// per thread, was a measurable part of `--check`); values are HTML-escaped with
-// kHtml (Mustache's default) and left as they are with kNone (the emitter
-// escaped them for their target). Throws std::logic_error naming the template
-// when it is not valid Mustache (a bug, not bad input).
+// Renders templates/<name> with `data`, parsed once per process. Values
+// are HTML-escaped with kHtml (Mustache's default) and left as they are with
+// kNone (the emitter escaped them for their target). Throws
+// std::logic_error naming the template when it is not valid Mustache (a
+// bug, not bad input). Threads may render at once.
 std::string RenderTemplate(std::string_view name,
                            const kainjow::mustache::data& data,
                            TemplateEscape escape);
-
-// Parses templates/<name> for RenderTemplate now instead of at its first
-// render, so that an idle thread can take the parsing off the emitters'
-// way (kainjow's parser is slow: some 300 instructions a byte). Throws as
-// RenderTemplate.
-void ParseTemplate(std::string_view name, TemplateEscape escape);
 
 // kainjow's data::set and data::push_back take a const reference and copy
 // the value with everything under it, so a list of records nested three

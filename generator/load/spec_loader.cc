@@ -2042,56 +2042,25 @@ std::optional<std::pair<int, int>> FirstInvalidUtf8(std::string_view text) {
   return std::make_pair(line, column);
 }
 
-}  // namespace
-
-// A file's text and what YAML made of it: the parse with no sink, so that
-// it may run on another thread (SpecLoader::Preload); Report says it.
-struct SpecLoader::Parsed {
-  std::optional<std::string> text;  // nullopt: the file cannot be read
-  yaml::Document document;          // its root is undefined on a problem
-  SourceLocation problem_at;
-  std::string problem_rule;
-  std::string problem_message;
-
-  // Reports the problem, if any, into `sink`; true when there is none.
-  bool Report(DiagnosticSink& sink) const {
-    if (problem_rule.empty()) return true;
-    sink.Error(problem_at, problem_rule, problem_message);
-    return false;
-  }
-};
-
-namespace {
-
-// The YAML of `text` (read from `path`), or the problem that stops it.
-void ParseYaml(const std::string& path, SpecLoader::Parsed& parsed) {
-  const std::string& text = *parsed.text;
-  if (auto at = FirstInvalidUtf8(text)) {
-    parsed.problem_at = SourceLocation{path, at->first, at->second, 1};
-    parsed.problem_rule = "encoding";
-    parsed.problem_message =
-        "the file is not valid UTF-8 here; specs must be UTF-8";
-    return;
-  }
-  parsed.document = yaml::Document::Parse(text);
-  if (const yaml::SyntaxError* e = parsed.document.error()) {
-    SourceLocation at{path, e->mark.line + 1, e->mark.column + 1, 1};
-    if (e->mark.line < 0) at.line = 0;
-    parsed.problem_at = at;
-    parsed.problem_rule = "yaml-syntax";
-    parsed.problem_message = fmt::format("YAML syntax error: {}", e->message);
-  }
-}
-
-// ParseYaml, reported into `sink`: the document, or nullopt on a problem.
+// The YAML document of `text` (read from `path`), or nullopt when a problem
+// stops it, reported into `sink`.
 std::optional<yaml::Document> ParseYaml(DiagnosticSink& sink,
                                         const std::string& path,
                                         const std::string& text) {
-  SpecLoader::Parsed parsed;
-  parsed.text = text;
-  ParseYaml(path, parsed);
-  if (!parsed.Report(sink)) return std::nullopt;
-  return std::move(parsed.document);
+  if (auto at = FirstInvalidUtf8(text)) {
+    sink.Error(SourceLocation{path, at->first, at->second, 1}, "encoding",
+               "the file is not valid UTF-8 here; specs must be UTF-8");
+    return std::nullopt;
+  }
+  yaml::Document document = yaml::Document::Parse(text);
+  if (const yaml::SyntaxError* e = document.error()) {
+    SourceLocation at{path, e->mark.line + 1, e->mark.column + 1, 1};
+    if (e->mark.line < 0) at.line = 0;
+    sink.Error(at, "yaml-syntax",
+               fmt::format("YAML syntax error: {}", e->message));
+    return std::nullopt;
+  }
+  return document;
 }
 
 }  // namespace
@@ -2099,70 +2068,17 @@ std::optional<yaml::Document> ParseYaml(DiagnosticSink& sink,
 SpecLoader::SpecLoader(DiagnosticSink& sink, FileReader read_file)
     : sink_(sink), read_file_(std::move(read_file)) {}
 
-SpecLoader::~SpecLoader() {
-  if (preloader_.joinable()) preloader_.join();
-}
-
-void SpecLoader::Preload(const std::vector<std::string>& paths) {
-  if (paths.size() < 2 || preloader_.joinable()) return;
-  // The first spec is parsed here when it is loaded, meanwhile the others
-  // on the second thread, in order: LoadFile waits only for a spec the
-  // helper has not reached yet.
-  std::vector<std::pair<std::string, std::promise<std::shared_ptr<Parsed>>>>
-      work;
-  for (size_t i = 1; i < paths.size(); ++i) {
-    if (preloaded_.count(paths[i])) continue;  // a path given twice
-    work.emplace_back(paths[i], std::promise<std::shared_ptr<Parsed>>());
-    preloaded_.emplace(paths[i], work.back().second.get_future());
-  }
-  try {
-    preloader_ = std::thread([this, work = std::move(work)]() mutable {
-      for (auto& [path, promise] : work) {
-        try {
-          auto parsed = std::make_shared<Parsed>();
-          parsed->text = read_file_(path);
-          if (parsed->text) ParseYaml(path, *parsed);
-          promise.set_value(std::move(parsed));
-        } catch (...) {
-          promise.set_exception(std::current_exception());
-        }
-      }
-    });
-  } catch (const std::system_error&) {
-    preloaded_.clear();  // no thread: LoadFile reads and parses
-  }
-}
-
 std::unique_ptr<WorkflowSpec> SpecLoader::LoadFile(const std::string& path) {
-  Parsed parsed;
-  if (auto it = preloaded_.find(path); it != preloaded_.end()) {
-    parsed = std::move(*it->second.get());
-    preloaded_.erase(it);
-  } else {
-    parsed.text = read_file_(path);
-    if (parsed.text) ParseYaml(path, parsed);
-  }
-  if (!parsed.text) {
+  const std::optional<std::string> text = read_file_(path);
+  if (!text) {
     sink_.Error(SourceLocation{path, 0, 0, 1}, "file-not-found",
                 "cannot read the spec file");
     return nullptr;
   }
-  return LoadParsed(path, std::move(parsed));
-}
-
-std::unique_ptr<WorkflowSpec> SpecLoader::LoadText(const std::string& path,
-                                                   const std::string& text) {
-  Parsed parsed;
-  parsed.text = text;
-  ParseYaml(path, parsed);
-  return LoadParsed(path, std::move(parsed));
-}
-
-std::unique_ptr<WorkflowSpec> SpecLoader::LoadParsed(const std::string& path,
-                                                     Parsed parsed) {
-  sink_.AddSource(path, *parsed.text);
-  if (!parsed.Report(sink_)) return nullptr;
-  const yaml::Node root = parsed.document.root();
+  sink_.AddSource(path, *text);
+  const std::optional<yaml::Document> document = ParseYaml(sink_, path, *text);
+  if (!document) return nullptr;
+  const yaml::Node root = document->root();
   auto spec = std::make_unique<WorkflowSpec>();
   spec->file = path;
   Reader reader(sink_, path);

@@ -9,13 +9,10 @@
 #pragma once
 
 #include <functional>
-#include <future>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "model/spec.h"
 #include "support/diagnostics.h"
@@ -26,32 +23,14 @@ namespace novacat {
 class SpecLoader {
  public:
   SpecLoader(DiagnosticSink& sink, FileReader read_file);
-  ~SpecLoader();
   SpecLoader(const SpecLoader&) = delete;
   SpecLoader& operator=(const SpecLoader&) = delete;
-
-  // Reads and parses the YAML of the specs at `paths` (all but the first)
-  // on a second thread, ahead of the LoadFile calls that take them in turn:
-  // YAML scanning is most of a load. What the loader reports is the same,
-  // in the same order. `read_file` is then called from that thread,
-  // concurrently with this one's calls.
-  void Preload(const std::vector<std::string>& paths);
 
   // Loads the spec at `path` and the governance file it references. Returns
   // null only when the file cannot be read or is not YAML at all.
   std::unique_ptr<WorkflowSpec> LoadFile(const std::string& path);
-  // As LoadFile, with the text given; `path` is used for diagnostics and to
-  // resolve the governance reference.
-  std::unique_ptr<WorkflowSpec> LoadText(const std::string& path,
-                                         const std::string& text);
-
- public:
-  struct Parsed;  // a file's text and its YAML, or the problem
 
  private:
-  std::unique_ptr<WorkflowSpec> LoadParsed(const std::string& path,
-                                           Parsed parsed);
-
   std::shared_ptr<const Governance> LoadGovernance(
       const std::string& path, const SourceLocation& referenced_at);
 
@@ -64,9 +43,6 @@ class SpecLoader {
   std::map<std::string, std::shared_ptr<const Governance>> governance_cache_;
   // So are event catalogs.
   std::map<std::string, std::shared_ptr<const EventCatalog>> catalog_cache_;
-  // Preload's: the specs it reads, by path, and its thread.
-  std::map<std::string, std::future<std::shared_ptr<Parsed>>> preloaded_;
-  std::thread preloader_;
 };
 
 // Parses "10s", "15m", "2h", "1d" into seconds; nullopt when malformed.

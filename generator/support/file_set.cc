@@ -20,16 +20,15 @@ namespace novacat {
 namespace fs = std::filesystem;
 
 bool FileSet::Add(const std::string& path, std::string content,
-                  const std::string& workflow, bool matched_disk) {
+                  const std::string& workflow) {
   auto it = files_.find(path);
   if (it != files_.end()) return it->second.content == content;
-  files_[path] = GeneratedFile{std::move(content), workflow, matched_disk};
+  files_[path] = GeneratedFile{std::move(content), workflow};
   return true;
 }
 
-void FileSet::AddWholeSet(const std::string& path, std::string content,
-                          bool matched_disk) {
-  files_[path] = GeneratedFile{std::move(content), kWholeSet, matched_disk};
+void FileSet::AddWholeSet(const std::string& path, std::string content) {
+  files_[path] = GeneratedFile{std::move(content), kWholeSet};
 }
 
 std::vector<std::string> FileSet::DropWholeSet() {
@@ -297,7 +296,7 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
   if (!report.errors.empty()) return report;
   std::string error;
   for (const auto& [path, file] : files.files()) {
-    if (file.matched_disk || FileHolds((root / path).string(), file.content)) {
+    if (FileHolds((root / path).string(), file.content)) {
       report.unchanged.push_back(path);
       continue;
     }
@@ -349,19 +348,16 @@ std::vector<std::string> WriteScaffolds(const FileSet& files,
 CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
   CheckReport report;
   const fs::path root(out_dir);
-  std::optional<std::string> current_manifest;
-  const Manifest old = ReadManifest(root, &current_manifest);
+  const Manifest old = ReadManifest(root);
   const Manifest next = NextManifest(files, old, /*keep_others=*/false);
   // Every file by path, the manifest among them, without copying them.
   const std::string manifest = FormatManifest(next);
   std::map<std::string, const GeneratedFile*> expected;
   for (const auto& [path, file] : files.files()) expected[path] = &file;
-  const GeneratedFile manifest_file{manifest, kWholeSet,
-                                    current_manifest == manifest};
+  const GeneratedFile manifest_file{manifest, kWholeSet};
   expected[kManifestName] = &manifest_file;
   for (const auto& [path, file] : expected) {
-    if (file->matched_disk || FileHolds((root / path).string(), file->content))
-      continue;
+    if (FileHolds((root / path).string(), file->content)) continue;
     std::optional<std::string> current = ReadFile(root / path);
     ++report.stale;
     report.findings.emplace_back(path, current ? "out of date" : "missing");

@@ -27,10 +27,6 @@ FileReader DiskFileReader();
 struct GeneratedFile {
   std::string content;
   std::string workflow;  // the spec it came from
-  // The output folder held exactly `content` at this path when the file was
-  // made (the emitters compare as they finish, on their threads):
-  // CheckFiles and WriteFiles need not read it again.
-  bool matched_disk = false;
 };
 
 // Reads the regular file at `path` in chunks of 64 KiB into one buffer
@@ -62,14 +58,12 @@ class FileSet {
   // Adds a file; `path` is relative to the output folder, with '/'
   // separators. Returns false (and keeps the first) when another file with
   // different content was already added at `path`.
-  // `matched_disk`: see GeneratedFile.
   bool Add(const std::string& path, std::string content,
-           const std::string& workflow, bool matched_disk = false);
+           const std::string& workflow);
   // Adds a file that belongs to the whole set of workflows of the run (the
   // stack template): its manifest owner is kWholeSet. See
   // WorkflowsNotGiven for when a run may write it.
-  void AddWholeSet(const std::string& path, std::string content,
-                   bool matched_disk = false);
+  void AddWholeSet(const std::string& path, std::string content);
   // Removes the whole-set files from this set; returns their paths.
   std::vector<std::string> DropWholeSet();
   // Marks a file the generator no longer writes but must keep (an old

@@ -776,21 +776,19 @@ TEST(DotRenderTest, MapItemsFormACluster) {
             std::string::npos);
 }
 
-// ParseTemplate parses what RenderTemplate renders, once per process: a
-// render after it gives what a render alone gives, and a name that is no
-// template is a bug, said as such.
-TEST(TemplatesTest, ParseTemplateAheadOfTheRender) {
+// A template is parsed once per process: a second render gives what the
+// first gave, and a name that is no template is a bug, said as such.
+TEST(TemplatesTest, RendersTheSameTwiceAndRefusesAnUnknownName) {
   kainjow::mustache::data data = kainjow::mustache::data::type::object;
   Put(data, "workflow", kainjow::mustache::data("a<b"));
   const std::string before = RenderTemplate(
       "workflow_readme.md.mustache", data, TemplateEscape::kNone);
-  ParseTemplate("workflow_readme.md.mustache", TemplateEscape::kNone);
   EXPECT_EQ(RenderTemplate("workflow_readme.md.mustache", data,
                            TemplateEscape::kNone),
             before);
   EXPECT_NE(before.find("a<b"), std::string::npos);
   try {
-    ParseTemplate("no-such.mustache", TemplateEscape::kHtml);
+    RenderTemplate("no-such.mustache", data, TemplateEscape::kHtml);
     ADD_FAILURE() << "no exception";
   } catch (const std::logic_error& e) {
     EXPECT_STREQ(e.what(), "no template no-such.mustache");

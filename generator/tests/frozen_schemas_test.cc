@@ -201,26 +201,6 @@ TEST(FrozenSchemasTest, ABumpWritesTheNextVersion) {
             r.files->files().at("schemas/events/t/v2.json").content);
 }
 
-// A schema that matched the disk as it was made (the emitters compare each
-// file as they make it) is the frozen file: it is not read again.
-TEST(FrozenSchemasTest, AFileThatMatchedTheDiskIsNotReadAgain) {
-  const std::string spec = Spec("");
-  const FileReader files = Files({{"specs/t.yaml", spec}});
-  DiagnosticSink sink;
-  auto specs = LoadAndCheck({"specs/t.yaml"}, files, sink);
-  ASSERT_EQ(sink.FormatAll(), "");
-  FileSet generated;
-  generated.Add(kV1, FrozenV1(spec), "t", /*matched_disk=*/true);
-  std::vector<std::string> read;
-  const FileReader reader = [&](const std::string& path) {
-    read.push_back(path);
-    return files(path);
-  };
-  CheckFrozenSchemas(specs, generated, "out", reader, sink);
-  EXPECT_EQ(read, std::vector<std::string>{});
-  EXPECT_EQ(sink.FormatAll(), "");
-}
-
 }  // namespace
 }  // namespace frozen_schemas_test
 }  // namespace novacat

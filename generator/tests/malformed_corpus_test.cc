@@ -168,30 +168,5 @@ TEST(MalformedCorpus, NoOrphanFiles) {
   }
 }
 
-// SpecLoader::Preload reads and parses the specs after the first on another
-// thread: what the loader reports must not change, for every kind of file
-// (the whole corpus, a path missing, a path given twice), in the same order.
-TEST(MalformedCorpus, PreloadReportsTheSame) {
-  std::vector<std::string> paths = ListSpecs();
-  ASSERT_FALSE(paths.empty());
-  paths.push_back(std::string(kCorpusDir) + "/no-such-spec.yaml");
-  paths.push_back(paths.front());
-  auto load_all = [&](bool preload) {
-    novacat::DiagnosticSink sink;
-    novacat::SpecLoader loader(sink, novacat::DiskFileReader());
-    if (preload) loader.Preload(paths);
-    std::vector<std::string> loaded;
-    for (const auto& path : paths)
-      loaded.push_back(loader.LoadFile(path) ? "spec" : "null");
-    return std::make_pair(sink.FormatAll(), loaded);
-  };
-  const auto one_by_one = load_all(false);
-  const auto preloaded = load_all(true);
-  EXPECT_EQ(preloaded.first, one_by_one.first);
-  EXPECT_EQ(preloaded.second, one_by_one.second);
-  EXPECT_NE(one_by_one.first.find("yaml-syntax"), std::string::npos);
-  EXPECT_NE(one_by_one.first.find("file-not-found"), std::string::npos);
-}
-
 }  // namespace
 }  // namespace malformed_corpus_test
