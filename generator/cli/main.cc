@@ -17,6 +17,154 @@ namespace {
 constexpr int kExitStale = 1;
 constexpr int kExitError = 2;
 
+// What the command line asked for; each mode below reads what it needs.
+struct Options {
+  std::vector<std::string> specs;
+  std::string out_dir = "generated";
+  std::string steps_dir = "workflows";
+  bool quiet = false;
+  bool prune = false;
+  novacat::DiagnosticFormat format = novacat::DiagnosticFormat::kText;
+};
+
+void Print(std::FILE* to, const std::string& text) {
+  std::fputs(text.c_str(), to);
+}
+
+// Prints the run's diagnostics, and the `stale` files --check found, in the
+// chosen format: text on stderr, the machine formats on stdout.
+void ReportDiagnostics(const Options& o, const novacat::DiagnosticSink& sink,
+                       const novacat::CheckReport* stale) {
+  if (o.format == novacat::DiagnosticFormat::kText) {
+    Print(stderr, sink.FormatAll());
+    return;
+  }
+  std::vector<novacat::Diagnostic> all = sink.diagnostics();
+  if (stale) {
+    for (const auto& [path, what] : stale->findings) {
+      novacat::Diagnostic d;
+      d.location.file = o.out_dir + "/" + path;
+      d.rule = "stale-file";
+      d.message = fmt::format("{}/{} is {}; run novacat-gen {} to regenerate",
+                              o.out_dir, path, what, fmt::join(o.specs, " "));
+      all.push_back(d);
+    }
+  }
+  Print(stdout, novacat::FormatDiagnostics(all, o.format, NOVACAT_VERSION));
+}
+
+// novacat-gen new WORKFLOW: the smallest spec that compiles, never over a
+// file.
+int RunNew(const std::string& specs_dir, const std::string& workflow) {
+  const std::string problem = novacat::WriteNewSpec(specs_dir, workflow);
+  if (!problem.empty()) {
+    Print(stderr, fmt::format("novacat-gen new: {}\n", problem));
+    return kExitError;
+  }
+  Print(stderr, fmt::format("created {}/{}.yaml; next: novacat-gen {}/*.yaml, "
+                            "then fill in the step logic it scaffolds\n",
+                            specs_dir, workflow, specs_dir));
+  return 0;
+}
+
+// --explain: each workflow's worst-case duration and its path; writes
+// nothing.
+int RunExplain(const Options& o) {
+  novacat::DiagnosticSink sink;
+  auto loaded = novacat::LoadAndCheck(o.specs, novacat::DiskFileReader(), sink);
+  Print(stderr, sink.FormatAll());
+  if (sink.has_errors()) return kExitError;
+  for (const auto& spec : loaded) {
+    const novacat::WorstCase w = novacat::ComputeWorstCase(*spec);
+    Print(stdout,
+          fmt::format("{} ({}): worst case {}{}, of which retry waits {}\n"
+                      "  path: {}\n",
+                      spec->workflow, spec->type,
+                      novacat::FormatSeconds(w.seconds),
+                      w.bounded ? "" : " (unbounded: the graph has a cycle)",
+                      novacat::FormatSeconds(w.retry_seconds),
+                      fmt::join(w.path, " -> ")));
+  }
+  return 0;
+}
+
+// --check: generates in memory and compares with the output folder; writes
+// nothing.
+int RunCheck(const Options& o) {
+  novacat::DiagnosticSink sink;
+  const std::optional<novacat::FileSet> files =
+      novacat::Compile(o.specs, novacat::DiskFileReader(), sink, o.out_dir,
+                       novacat::Scaffolds::kSkip);
+  if (!files) {
+    ReportDiagnostics(o, sink, nullptr);
+    return kExitError;
+  }
+  const novacat::CheckReport report = novacat::CheckFiles(*files, o.out_dir);
+  ReportDiagnostics(o, sink, &report);
+  if (o.format == novacat::DiagnosticFormat::kText) Print(stdout, report.diff);
+  if (report.stale > 0) {
+    Print(stderr, fmt::format("{} generated file{} out of date in {}; run "
+                              "novacat-gen {} to regenerate\n",
+                              report.stale, report.stale == 1 ? " is" : "s are",
+                              o.out_dir, fmt::join(o.specs, " ")));
+    return kExitStale;
+  }
+  if (!o.quiet) {
+    // The manifest is compared too.
+    const size_t compared = files->files().size() + 1;
+    Print(stderr, fmt::format("{} files in {} are in sync with {} spec{}\n",
+                              compared, o.out_dir, o.specs.size(),
+                              o.specs.size() == 1 ? "" : "s"));
+  }
+  return 0;
+}
+
+// The default mode: generates into the output folder and scaffolds the
+// step logic that is missing.
+int RunGenerate(const Options& o) {
+  novacat::DiagnosticSink sink;
+  std::optional<novacat::FileSet> files =
+      novacat::Compile(o.specs, novacat::DiskFileReader(), sink, o.out_dir,
+                       novacat::Scaffolds::kMake);
+  ReportDiagnostics(o, sink, nullptr);
+  if (!files) return kExitError;
+  // The stack deploys every workflow of the output folder: a run given only
+  // some of them leaves it as it is (--check still compares it).
+  if (!o.prune) {
+    const std::vector<std::string> missing =
+        novacat::WorkflowsNotGiven(*files, o.out_dir);
+    if (!missing.empty()) {
+      for (const auto& p : files->DropWholeSet())
+        Print(stderr, fmt::format("note: {}/{} not rewritten: it also deploys "
+                                  "{}; pass every spec (or --prune)\n",
+                                  o.out_dir, p, fmt::join(missing, ", ")));
+    }
+  }
+  const novacat::SyncReport report =
+      novacat::WriteFiles(*files, o.out_dir, o.prune);
+  for (const auto& e : report.errors)
+    Print(stderr, fmt::format("novacat-gen: error: {}\n", e));
+  if (!report.errors.empty()) return kExitError;
+  std::vector<std::string> scaffold_errors;
+  const std::vector<std::string> scaffolded =
+      novacat::WriteScaffolds(*files, o.steps_dir, &scaffold_errors);
+  for (const auto& e : scaffold_errors)
+    Print(stderr, fmt::format("novacat-gen: error: {}\n", e));
+  if (!scaffold_errors.empty()) return kExitError;
+  if (o.quiet) return 0;
+  for (const auto& p : scaffolded)
+    Print(stderr,
+          fmt::format("created {}/{} (yours from now on)\n", o.steps_dir, p));
+  for (const auto& p : report.written)
+    Print(stderr, fmt::format("wrote {}/{}\n", o.out_dir, p));
+  for (const auto& p : report.removed)
+    Print(stderr, fmt::format("removed {}/{}\n", o.out_dir, p));
+  Print(stderr, fmt::format("{} written, {} unchanged, {} removed\n",
+                            report.written.size(), report.unchanged.size(),
+                            report.removed.size()));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -26,13 +174,11 @@ int main(int argc, char** argv) {
       "folder.\n\nExit status: 0 ok; 1 --check found stale files; 2 the specs "
       "have errors (nothing is written) or writing failed."};
   app.name("novacat-gen");
-  std::vector<std::string> specs;
-  std::string out_dir = "generated";
+  Options o;
   bool check = false;
-  bool quiet = false;
-  app.add_option("SPEC", specs, "Workflow spec files (e.g. specs/*.yaml)")
+  app.add_option("SPEC", o.specs, "Workflow spec files (e.g. specs/*.yaml)")
       ->check(CLI::ExistingFile);
-  app.add_option("-o,--out", out_dir, "Output folder")->capture_default_str();
+  app.add_option("-o,--out", o.out_dir, "Output folder")->capture_default_str();
   app.add_flag("--check", check,
                "Write nothing; print a unified diff of every stale, missing "
                "or orphaned file and exit 1 when anything differs");
@@ -45,8 +191,7 @@ int main(int argc, char** argv) {
   std::string cache_dir;
   app.add_option("--cache-dir", cache_dir,
                  "No effect (--check keeps no record); to be removed");
-  std::string steps_dir = "workflows";
-  app.add_option("--steps-dir", steps_dir,
+  app.add_option("--steps-dir", o.steps_dir,
                  "Folder of the hand-written step logic; a workflow's "
                  "steps.hpp/steps.cpp are created there once, when missing, "
                  "and never touched again")
@@ -55,12 +200,11 @@ int main(int argc, char** argv) {
   app.add_flag("--explain", explain,
                "Print each workflow's worst-case duration and the path that "
                "takes it (and write nothing)");
-  bool prune = false;
-  app.add_flag("--prune", prune,
+  app.add_flag("--prune", o.prune,
                "Also delete the generated files of workflows not given (their "
                "spec was removed); without it only the given workflows' "
                "files are touched");
-  app.add_flag("-q,--quiet", quiet, "Print only diagnostics and diffs");
+  app.add_flag("-q,--quiet", o.quiet, "Print only diagnostics and diffs");
   std::string format_name = "text";
   app.add_option("--format", format_name,
                  "How to print diagnostics (and --check's stale files): text "
@@ -81,156 +225,18 @@ int main(int argc, char** argv) {
   create->add_option("--specs-dir", specs_dir, "Folder of the specs")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  if (create->parsed()) {
-    std::string problem = novacat::WriteNewSpec(specs_dir, new_workflow);
-    if (!problem.empty()) {
-      std::fputs(fmt::format("novacat-gen new: {}\n", problem).c_str(), stderr);
-      return kExitError;
-    }
-    std::fputs(fmt::format("created {}/{}.yaml; next: novacat-gen {}/*.yaml, "
-                           "then fill in the step logic it scaffolds\n",
-                           specs_dir, new_workflow, specs_dir)
-                   .c_str(),
-               stderr);
-    return 0;
-  }
-  if (specs.empty()) {
+  if (create->parsed()) return RunNew(specs_dir, new_workflow);
+  if (o.specs.empty()) {
     // What CLI11 says of a required positional, with its exit status.
-    std::fputs("SPEC is required\nRun with --help for more information.\n",
-               stderr);
+    Print(stderr, "SPEC is required\nRun with --help for more information.\n");
     return static_cast<int>(CLI::ExitCodes::RequiredError);
   }
-
-  const novacat::DiagnosticFormat format =
-      *novacat::ParseDiagnosticFormat(format_name);
-  // Prints the run's diagnostics, and `stale` files found by --check, in
-  // the chosen format.
-  auto report_diagnostics = [&](const novacat::DiagnosticSink& sink,
-                                const novacat::CheckReport* stale) {
-    if (format == novacat::DiagnosticFormat::kText) {
-      std::fputs(sink.FormatAll().c_str(), stderr);
-      return;
-    }
-    std::vector<novacat::Diagnostic> all = sink.diagnostics();
-    if (stale) {
-      for (const auto& [path, what] : stale->findings) {
-        novacat::Diagnostic d;
-        d.location.file = out_dir + "/" + path;
-        d.rule = "stale-file";
-        d.message = fmt::format(
-            "{}/{} is {}; run novacat-gen {} to "
-            "regenerate",
-            out_dir, path, what, fmt::join(specs, " "));
-        all.push_back(d);
-      }
-    }
-    std::fputs(novacat::FormatDiagnostics(all, format, NOVACAT_VERSION).c_str(),
-               stdout);
-  };
-
-  auto report_in_sync = [&](size_t compared) {
-    std::fputs(
-        fmt::format("{} files in {} are in sync with {} spec{}\n", compared,
-                    out_dir, specs.size(), specs.size() == 1 ? "" : "s")
-            .c_str(),
-        stderr);
-  };
-
+  o.format = *novacat::ParseDiagnosticFormat(format_name);
   if (no_cache || !cache_dir.empty())
-    std::fputs(fmt::format("note: {} has no effect: --check compares every "
-                           "file; it will be removed\n",
-                           no_cache ? "--no-cache" : "--cache-dir")
-                   .c_str(),
-               stderr);
-
-  novacat::DiagnosticSink sink;
-  if (explain) {
-    auto loaded = novacat::LoadAndCheck(specs, novacat::DiskFileReader(), sink);
-    std::fputs(sink.FormatAll().c_str(), stderr);
-    if (sink.has_errors()) return kExitError;
-    for (const auto& spec : loaded) {
-      novacat::WorstCase w = novacat::ComputeWorstCase(*spec);
-      std::string path;
-      for (const auto& p : w.path) path += (path.empty() ? "" : " -> ") + p;
-      std::fputs(
-          fmt::format("{} ({}): worst case {}{}, of which retry waits {}\n"
-                      "  path: {}\n",
-                      spec->workflow, spec->type,
-                      novacat::FormatSeconds(w.seconds),
-                      w.bounded ? "" : " (unbounded: the graph has a cycle)",
-                      novacat::FormatSeconds(w.retry_seconds), path)
-              .c_str(),
-          stdout);
-    }
-    return 0;
-  }
-  std::optional<novacat::FileSet> files = novacat::Compile(
-      specs, novacat::DiskFileReader(), sink, out_dir,
-      check ? novacat::Scaffolds::kSkip : novacat::Scaffolds::kMake);
-  if (!files || !check) report_diagnostics(sink, nullptr);
-  if (!files) return kExitError;
-
-  if (check) {
-    novacat::CheckReport report = novacat::CheckFiles(*files, out_dir);
-    report_diagnostics(sink, &report);
-    if (format == novacat::DiagnosticFormat::kText)
-      std::fputs(report.diff.c_str(), stdout);
-    if (report.stale > 0) {
-      std::fputs(fmt::format("{} generated file{} out of date in {}; run "
-                             "novacat-gen {} to regenerate\n",
-                             report.stale, report.stale == 1 ? " is" : "s are",
-                             out_dir, fmt::join(specs, " "))
-                     .c_str(),
-                 stderr);
-      return kExitStale;
-    }
-    if (!quiet) report_in_sync(files->files().size() + 1);
-    return 0;
-  }
-
-  // The stack deploys every workflow of the output folder: a run given only
-  // some of them leaves it as it is (--check still compares it).
-  if (!prune) {
-    std::vector<std::string> missing =
-        novacat::WorkflowsNotGiven(*files, out_dir);
-    if (!missing.empty()) {
-      for (const auto& p : files->DropWholeSet())
-        std::fputs(fmt::format("note: {}/{} not rewritten: it also deploys "
-                               "{}; pass every spec (or --prune)\n",
-                               out_dir, p, fmt::join(missing, ", "))
-                       .c_str(),
-                   stderr);
-    }
-  }
-  novacat::SyncReport report = novacat::WriteFiles(*files, out_dir, prune);
-  for (const auto& e : report.errors) {
-    std::fputs(fmt::format("novacat-gen: error: {}\n", e).c_str(), stderr);
-  }
-  if (!report.errors.empty()) return kExitError;
-  std::vector<std::string> scaffold_errors;
-  std::vector<std::string> scaffolded =
-      novacat::WriteScaffolds(*files, steps_dir, &scaffold_errors);
-  for (const auto& e : scaffold_errors) {
-    std::fputs(fmt::format("novacat-gen: error: {}\n", e).c_str(), stderr);
-  }
-  if (!scaffold_errors.empty()) return kExitError;
-  if (!quiet) {
-    for (const auto& p : scaffolded)
-      std::fputs(
-          fmt::format("created {}/{} (yours from now on)\n", steps_dir, p)
-              .c_str(),
-          stderr);
-  }
-  if (!quiet) {
-    for (const auto& p : report.written)
-      std::fputs(fmt::format("wrote {}/{}\n", out_dir, p).c_str(), stderr);
-    for (const auto& p : report.removed)
-      std::fputs(fmt::format("removed {}/{}\n", out_dir, p).c_str(), stderr);
-    std::fputs(fmt::format("{} written, {} unchanged, {} removed\n",
-                           report.written.size(), report.unchanged.size(),
-                           report.removed.size())
-                   .c_str(),
-               stderr);
-  }
-  return 0;
+    Print(stderr, fmt::format("note: {} has no effect: --check compares every "
+                              "file; it will be removed\n",
+                              no_cache ? "--no-cache" : "--cache-dir"));
+  if (explain) return RunExplain(o);
+  if (check) return RunCheck(o);
+  return RunGenerate(o);
 }
