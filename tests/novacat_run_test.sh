@@ -343,4 +343,24 @@ NOVACAT_SOURCES=maybe "$novacat" run initialize_nova --db "$db" \
 expect_eq "NOVACAT_SOURCES refused" "$?:$(cat "$work/err")" \
   "2:novacat run: NOVACAT_SOURCES is \"maybe\"; it must be recorded or live"
 
+# simulate keeps the history only when asked: --history adds it to the JSON,
+# --print-history prints it on stderr, a line per event.
+echo '{"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": {"x": 1}, "End": true}}}' >"$work/pass.asl.json"
+echo '{}' >"$work/script.json"
+"$novacat" simulate "$work/pass.asl.json" --script "$work/script.json" \
+  >"$work/sim.json" 2>"$work/err"
+expect_eq "simulate without --history" \
+  "$?:$(field "$work/sim.json" "list(d)"):$(cat "$work/err")" \
+  "0:['status', 'output', 'error', 'cause', 'states', 'waits']:"
+"$novacat" simulate "$work/pass.asl.json" --script "$work/script.json" \
+  --history >"$work/sim.json"
+expect_eq "simulate --history" \
+  "$(field "$work/sim.json" "[(e['type'], e.get('state')) for e in d['history']]")" \
+  "[('ExecutionStarted', None), ('StateEntered', 'A'), ('StateExited', 'A'), ('ExecutionSucceeded', None)]"
+"$novacat" simulate "$work/pass.asl.json" --script "$work/script.json" \
+  --print-history >"$work/sim.json" 2>"$work/err"
+expect_eq "simulate --print-history" \
+  "$(field "$work/sim.json" "'history' in d"):$(awk '{print $4}' "$work/err" | paste -sd,)" \
+  "False:ExecutionStarted,StateEntered,StateExited,ExecutionSucceeded"
+
 finish "novacat run: all checks passed"

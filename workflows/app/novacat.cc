@@ -74,12 +74,13 @@
 // NOVACAT_<SERVICE>_URL=<base URL> for each service.
 //
 //   novacat simulate DEFINITION.asl.json --script SCRIPT.json [--input
-//   JSON|@FILE]
+//   JSON|@FILE] [--history] [--print-history]
 //
 // runs any definition on the local executor with scripted tasks and prints
 // one JSON document: {"status", "output", "error", "cause", "states",
-// "waits", "history"}. Exit 0 when the execution ran (whatever its status),
-// 2 when the definition, the script or the input is invalid.
+// "waits"}, and "history" with --history. Exit 0 when the execution ran
+// (whatever its status), 2 when the definition, the script or the input is
+// invalid.
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
@@ -142,13 +143,28 @@ std::optional<json> ReadJson(const std::string& path, std::string* error) {
   return value;
 }
 
-int Simulate(const std::string& definition_path, const std::string& script_path,
-             const std::string& input_text, bool print_history,
-             const novacat::runtime::asl::RunOptions& options) {
+// novacat simulate's command line.
+struct SimulateCommand {
+  std::string definition_path;
+  std::string script_path;
+  std::string input_text;      // JSON text or @FILE; empty: {}
+  bool history = false;        // "history" in the JSON printed
+  bool print_history = false;  // the history, a line per event, on stderr
+  novacat::runtime::asl::RunOptions options;
+};
+
+int Simulate(SimulateCommand command) {
+  const std::string& definition_path = command.definition_path;
+  const std::string& input_text = command.input_text;
+  // The history costs the run a copy of every document it records (a
+  // 20,000-state chain's is megabytes): kept only when asked for.
+  command.options.history = command.history || command.print_history
+                                ? novacat::runtime::asl::History::kFull
+                                : novacat::runtime::asl::History::kNone;
   std::string error;
   std::optional<json> definition = ReadJson(definition_path, &error);
   std::optional<json> script;
-  if (definition) script = ReadJson(script_path, &error);
+  if (definition) script = ReadJson(command.script_path, &error);
   json input = json::object();
   if (script && !input_text.empty()) {
     if (input_text[0] == '@') {
@@ -179,25 +195,25 @@ int Simulate(const std::string& definition_path, const std::string& script_path,
   novacat::runtime::asl::ScriptedHandler handler(*script);
   novacat::runtime::asl::RunResult result;
   try {
-    result = machine->Run(input, std::ref(handler), options);
+    result = machine->Run(input, std::ref(handler), command.options);
   } catch (const novacat::runtime::asl::ScriptError& e) {
     std::fprintf(stderr, "novacat simulate: %s\n", e.what());
     return kExitInvalid;
   }
-  json out = {
-      {"status", result.status},
-      {"output", result.output},
-      {"error", result.error.empty() && result.status == "SUCCEEDED"
-                    ? json(nullptr)
-                    : json(result.error)},
-      {"cause", result.cause.empty() && result.status == "SUCCEEDED"
-                    ? json(nullptr)
-                    : json(result.cause)},
-      {"states", result.states},
-      {"waits", result.waits},
-      {"history", novacat::runtime::asl::HistoryToJson(result.history)}};
+  json out = {{"status", result.status},
+              {"output", result.output},
+              {"error", result.error.empty() && result.status == "SUCCEEDED"
+                            ? json(nullptr)
+                            : json(result.error)},
+              {"cause", result.cause.empty() && result.status == "SUCCEEDED"
+                            ? json(nullptr)
+                            : json(result.cause)},
+              {"states", result.states},
+              {"waits", result.waits}};
+  if (command.history)
+    out["history"] = novacat::runtime::asl::HistoryToJson(result.history);
   std::fputs((Dump(out) + "\n").c_str(), stdout);
-  if (print_history)
+  if (command.print_history)
     std::fputs(novacat::runtime::asl::FormatHistory(result.history).c_str(),
                stderr);
   return 0;
@@ -328,10 +344,25 @@ std::string KnownWorkflows() {
   return names;
 }
 
-int Run(const std::string& workflow, const std::string& input_text,
-        const StoreChoice& store, const std::string& fixtures, bool follow,
-        bool verbose, const std::string& function, bool for_each_nova,
-        novacat::sources::SourcesMode sources) {
+// novacat run's command line.
+struct RunCommand {
+  std::string workflow;
+  std::string input_text = "{}";  // JSON text or @FILE
+  StoreChoice store;
+  std::string fixtures;
+  bool follow = false;         // run what the published events start
+  bool verbose = false;        // each execution's history in the output
+  std::string function;        // a deployed Lambda runs every Task
+  bool for_each_nova = false;  // once per nova, as the schedule does
+  novacat::sources::SourcesMode sources =
+      novacat::sources::SourcesMode::kRecorded;
+};
+
+int Run(const RunCommand& command) {
+  const std::string& workflow = command.workflow;
+  const StoreChoice& store = command.store;
+  const std::string& function = command.function;
+  const bool follow = command.follow;
   const novacat::workflows::WorkflowInfo* info =
       novacat::workflows::FindWorkflow(workflow);
   if (!info) {
@@ -347,14 +378,15 @@ int Run(const std::string& workflow, const std::string& input_text,
                  "rules start the next workflows)\n");
     return kExitInvalid;
   }
-  std::unique_ptr<World> world = OpenWorld(store, fixtures, "run", sources);
+  std::unique_ptr<World> world =
+      OpenWorld(store, command.fixtures, "run", command.sources);
   if (!world) return kExitInvalid;
   novacat::runtime::StreamSink log(stderr);
   novacat::workflows::LocalRunner runner(
       world->fixture.env, world->fixture.records, log, world->random);
   const double now = static_cast<double>(std::time(nullptr));
   std::string error;
-  std::optional<json> input = ReadInput(input_text, &error);
+  std::optional<json> input = ReadInput(command.input_text, &error);
   if (input && !input->is_object()) {
     // An event is an object; anything else would fail inside the
     // definition's first states, before a JobRun exists.
@@ -378,8 +410,8 @@ int Run(const std::string& workflow, const std::string& input_text,
   options.start_time = now;
   options.follow = follow;
   // Only --verbose prints the histories.
-  options.history = verbose ? novacat::runtime::asl::History::kFull
-                            : novacat::runtime::asl::History::kNone;
+  options.history = command.verbose ? novacat::runtime::asl::History::kFull
+                                    : novacat::runtime::asl::History::kNone;
   std::unique_ptr<novacat::aws::LambdaClient> lambda;
   if (!function.empty()) {
     lambda = std::make_unique<novacat::aws::LambdaClient>();
@@ -388,7 +420,7 @@ int Run(const std::string& workflow, const std::string& input_text,
     };
   }
   novacat::workflows::RunReport report;
-  if (for_each_nova) {
+  if (command.for_each_nova) {
     // What the deployed `for_each: nova` schedule does
     // (store/for_each_nova.h): the input event once per nova, every one
     // checked before the first runs; then each runs as its rule would
@@ -459,7 +491,7 @@ int Run(const std::string& workflow, const std::string& input_text,
       events.push_back(
           {{"event", e.event_name}, {"detail", json::parse(e.event.dump())}});
     r["events"] = events;
-    if (verbose)
+    if (command.verbose)
       r["history"] = novacat::runtime::asl::HistoryToJson(run.result.history);
     out["runs"].push_back(r);
   }
@@ -496,9 +528,13 @@ int AddPhotometry(const std::string& nova_id, const std::string& provider,
                registered.dataset_id.c_str(),
                registered.input["key"].get<std::string>().c_str());
   // What the bucket's Object Created event starts in AWS.
-  return Run("ingest_photometry_dataset", registered.input.dump(), store,
-             fixtures, /*follow=*/false, /*verbose=*/false, /*function=*/"",
-             /*for_each_nova=*/false, sources);
+  RunCommand run;
+  run.workflow = "ingest_photometry_dataset";
+  run.input_text = registered.input.dump();
+  run.store = store;
+  run.fixtures = fixtures;
+  run.sources = sources;
+  return Run(run);
 }
 
 int Seed(const StoreChoice& store, const std::string& fixtures) {
@@ -704,28 +740,34 @@ int main(int argc, char** argv) {
   CLI::App* simulate = app.add_subcommand(
       "simulate",
       "Run a definition with scripted tasks; print {status, output, error, "
-      "cause, states, waits, history} as JSON. Exit 0 when it ran, 2 when the "
+      "cause, states, waits} (and history with --history) as JSON. Exit 0 when "
+      "it ran, 2 when the "
       "definition, script or input is invalid.");
-  std::string definition, script, input;
-  bool print_history = false;
-  simulate->add_option("DEFINITION", definition, "statemachine.asl.json")
+  SimulateCommand simulation;
+  simulate
+      ->add_option("DEFINITION", simulation.definition_path,
+                   "statemachine.asl.json")
       ->required();
   simulate
-      ->add_option("--script", script,
+      ->add_option("--script", simulation.script_path,
                    "JSON: {\"TaskState\": [{\"return\": ...} | {\"throw\": "
                    "\"Error\", \"cause\": \"...\"}, ...]}; one outcome per "
                    "invocation, the last repeats")
       ->required();
-  simulate->add_option("--input", input, "Execution input: JSON text or @FILE");
-  simulate->add_flag("--print-history", print_history,
+  simulate->add_option("--input", simulation.input_text,
+                       "Execution input: JSON text or @FILE");
+  simulate->add_flag("--history", simulation.history,
+                     "Include the history (every event with its documents) "
+                     "in the JSON printed");
+  simulate->add_flag("--print-history", simulation.print_history,
                      "Also print the history, one event per line, on stderr");
   bool express = false;
   simulate->add_flag("--express", express,
                      "Run as an EXPRESS workflow: the execution times out "
                      "after 5 minutes of virtual time");
-  size_t max_payload = 256 * 1024;
+  simulation.options.max_payload_bytes = 256 * 1024;
   simulate
-      ->add_option("--max-payload-bytes", max_payload,
+      ->add_option("--max-payload-bytes", simulation.options.max_payload_bytes,
                    "States.DataLimitExceeded above this size")
       ->capture_default_str();
 
@@ -735,10 +777,12 @@ int main(int argc, char** argv) {
       "logic, the SQLite store and the fixture clients. Prints {runs: "
       "[...]} as JSON; logs JSON lines to stderr. Exit 0 when every run "
       "succeeded, 1 when one failed, 2 when nothing could run.");
-  std::string workflow, run_input = "{}", db = "novacat.db", fixtures;
-  bool follow = false, verbose = false;
-  run->add_option("WORKFLOW", workflow, "Workflow name")->required();
-  run->add_option("--input", run_input, "Input event: JSON text or @FILE")
+  RunCommand run_command;
+  std::string db = "novacat.db", fixtures;
+  run->add_option("WORKFLOW", run_command.workflow, "Workflow name")
+      ->required();
+  run->add_option("--input", run_command.input_text,
+                  "Input event: JSON text or @FILE")
       ->capture_default_str();
   run->add_option("--db", db, "SQLite database (created on first use)")
       ->capture_default_str();
@@ -755,21 +799,20 @@ int main(int argc, char** argv) {
                   "addresses); default $NOVACAT_SOURCES, else recorded")
       ->check(CLI::IsMember({"recorded", "live"}));
   StoreChoice store;
-  std::string function;
   run->add_option("--dynamodb", store.dynamodb,
                   "Use this DynamoDB table instead of --db (endpoint and "
                   "credentials from AWS_ENDPOINT_URL_DYNAMODB, AWS_REGION, "
                   "AWS_ACCESS_KEY_ID...)");
-  run->add_option("--function", function,
+  run->add_option("--function", run_command.function,
                   "Run every Task on this deployed Lambda function (name or "
                   "ARN) through the Lambda Invoke API, as Step Functions "
                   "does (endpoint from AWS_ENDPOINT_URL_LAMBDA); needs "
                   "--dynamodb");
-  run->add_flag("--follow", follow,
+  run->add_flag("--follow", run_command.follow,
                 "Also run the workflows the published events start");
-  run->add_flag("--verbose", verbose, "Include each execution's history");
-  bool for_each_nova = false;
-  run->add_flag("--for-each-nova", for_each_nova,
+  run->add_flag("--verbose", run_command.verbose,
+                "Include each execution's history");
+  run->add_flag("--for-each-nova", run_command.for_each_nova,
                 "Run WORKFLOW once per nova of the store, each with --input "
                 "plus its nova_id, as a `for_each: nova` schedule does");
 
@@ -929,9 +972,12 @@ int main(int argc, char** argv) {
           sources_option, novacat::sources::SourcesMode::kRecorded,
           run->parsed() ? "run" : "photometry add");
       if (!mode) return kExitInvalid;
-      if (run->parsed())
-        return Run(workflow, run_input, store, fixtures, follow, verbose,
-                   function, for_each_nova, *mode);
+      if (run->parsed()) {
+        run_command.store = store;
+        run_command.fixtures = fixtures;
+        run_command.sources = *mode;
+        return Run(run_command);
+      }
       return AddPhotometry(photometry_nova, photometry_provider,
                            photometry_file, store, fixtures, *mode);
     }
@@ -959,8 +1005,6 @@ int main(int argc, char** argv) {
                  e.what());
     return kExitInvalid;
   }
-  novacat::runtime::asl::RunOptions options;
-  if (express) options.execution_timeout_seconds = 300;
-  options.max_payload_bytes = max_payload;
-  return Simulate(definition, script, input, print_history, options);
+  if (express) simulation.options.execution_timeout_seconds = 300;
+  return Simulate(std::move(simulation));
 }
