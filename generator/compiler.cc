@@ -4,6 +4,7 @@
 #include "check/limits.h"
 #include "emit/frozen_schemas.h"
 #include "emit/generator.h"
+#include "emit/stack_emitter.h"
 
 namespace novacat {
 
@@ -32,6 +33,11 @@ std::optional<FileSet> Compile(const std::vector<std::string>& paths,
       LoadAndCheck(paths, read_file, sink);
   if (sink.has_errors()) return std::nullopt;
   FileSet files = Emit(specs, scaffolds);
+  for (const auto& spec : specs)
+    CheckDefinitionSize(
+        *spec, files.files().at(DefinitionPath(*spec)).content.size(), sink);
+  CheckTemplateSize(out_dir.empty() ? kStackPath : out_dir + "/" + kStackPath,
+                    files.files().at(kStackPath).content.size(), sink);
   if (!out_dir.empty())
     CheckFrozenSchemas(specs, files, out_dir, read_file, sink);
   sink.SortByLocation();

@@ -224,4 +224,24 @@ void CheckLimits(const WorkflowSpec& spec, DiagnosticSink& sink) {
   }
 }
 
+void CheckDefinitionSize(const WorkflowSpec& spec, size_t bytes,
+                         DiagnosticSink& sink) {
+  if (bytes <= kDefinitionQuotaBytes) return;
+  sink.Error(spec.workflow_location, "definition-size",
+             fmt::format("the definition of '{}' is {} bytes, above Step "
+                         "Functions' quota of {} bytes (1 MiB) for a state "
+                         "machine definition; split the workflow",
+                         spec.workflow, bytes, kDefinitionQuotaBytes));
+}
+
+void CheckTemplateSize(const std::string& path, size_t bytes,
+                       DiagnosticSink& sink) {
+  if (bytes <= kTemplateQuotaBytes) return;
+  sink.Error(SourceLocation{path, 0, 0, 1}, "template-size",
+             fmt::format("the stack template is {} bytes, above "
+                         "CloudFormation's quota of {} bytes for a template in "
+                         "S3; deploy fewer workflows in one stack",
+                         bytes, kTemplateQuotaBytes));
+}
+
 }  // namespace novacat

@@ -9,6 +9,7 @@
 // exhaust its retries and take its failure path.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,5 +36,21 @@ std::string FormatSeconds(int64_t seconds);
 // The limit rules (ids map-max-items, lambda-timeout, express-duration,
 // retry-budget, payload-size); see docs/spec-format.md.
 void CheckLimits(const WorkflowSpec& spec, DiagnosticSink& sink);
+
+// The deploy quotas only the generated text shows. CheckDefinitionSize
+// (rule definition-size): `spec`'s definition, `bytes` long, over Step
+// Functions' 1 MiB (a hard quota: CreateStateMachine refuses it), reported
+// at the spec's `workflow:` key. CheckTemplateSize (template-size): the
+// stack template at `path`, `bytes` long, over CloudFormation's 1,000,000
+// bytes for a template in S3 (deploy.sh uploads every template there: over
+// 51,200 bytes it must), reported on the template.
+void CheckDefinitionSize(const WorkflowSpec& spec, size_t bytes,
+                         DiagnosticSink& sink);
+void CheckTemplateSize(const std::string& path, size_t bytes,
+                       DiagnosticSink& sink);
+
+// The quotas they enforce, in bytes.
+inline constexpr size_t kDefinitionQuotaBytes = 1024 * 1024;
+inline constexpr size_t kTemplateQuotaBytes = 1000 * 1000;
 
 }  // namespace novacat

@@ -18,9 +18,6 @@ namespace novacat {
 namespace {
 
 // Where each file of a workflow goes, relative to the output folder.
-std::string AslPath(const WorkflowSpec& spec) {
-  return spec.workflow + "/statemachine.asl.json";
-}
 std::string CppBase(const WorkflowSpec& spec) {
   return spec.workflow + "/" + spec.workflow;
 }
@@ -39,6 +36,10 @@ std::string LatestSchemaPath(const EventDef& event) {
 
 }  // namespace
 
+std::string DefinitionPath(const WorkflowSpec& spec) {
+  return spec.workflow + "/statemachine.asl.json";
+}
+
 FileSet Emit(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
              Scaffolds scaffolds) {
   FileSet files;
@@ -53,7 +54,7 @@ FileSet Emit(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
     std::string asl = EmitAsl(spec);
     stack_parts.push_back(EmitStackPart(spec, asl));
     CppFiles cpp = EmitCpp(spec, asl, scaffolds);
-    add(AslPath(spec), std::move(asl));
+    add(DefinitionPath(spec), std::move(asl));
     add(CppBase(spec) + ".hpp", std::move(cpp.header));
     add(CppBase(spec) + ".cpp", std::move(cpp.source));
     add(ConformancePath(spec), EmitConformancePlan(spec));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "model/spec.h"
@@ -14,6 +15,9 @@ namespace novacat {
 // An event several specs use comes from the event catalog, so each emits
 // the same schema file. With Scaffolds::kSkip the FileSet holds no
 // scaffold. Throws what an emitter throws (a bug, not bad input).
+// Where Emit puts a workflow's definition, relative to the output folder.
+std::string DefinitionPath(const WorkflowSpec& spec);
+
 FileSet Emit(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
              Scaffolds scaffolds = Scaffolds::kMake);
 

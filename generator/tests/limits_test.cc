@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "compiler.h"
+#include "emit/generator.h"
+#include "in_memory_files.h"
 
 namespace novacat {
 namespace limits_test {
@@ -49,6 +53,115 @@ TEST(LimitsTest, FormatSecondsDropsZeroParts) {
   EXPECT_EQ(FormatSeconds(960), "16m");
   EXPECT_EQ(FormatSeconds(3605), "1h 5s");
   EXPECT_EQ(FormatSeconds(3723), "1h 2m 3s");
+}
+
+// specs/<name>.yaml: `tasks` Tasks in a chain between the builtins.
+std::pair<std::string, std::string> ChainSpec(const std::string& name,
+                                              int tasks) {
+  std::string s = fmt::format(
+      "workflow: {0}\n"
+      "governance: shared/governance.yaml\n"
+      "input: {0}_requested\n"
+      "events:\n  {0}_requested:\n    fields:\n"
+      "      nova_id: {{type: uuid, required: true}}\n"
+      "      correlation_id: {{type: uuid}}\n"
+      "outcomes:\n  DONE: done\n"
+      "idempotency:\n  key: \"{0}:{{nova_id}}:{{schema_version}}\"\n"
+      "catch:\n  quarantine: QuarantineHandler\n  failure: "
+      "TerminalFailHandler\n"
+      "states:\n"
+      "  BeginJobRun: {{type: Task, builtin: BeginJobRun, timeout: 10s, next: "
+      "AcquireIdempotencyLock}}\n"
+      "  AcquireIdempotencyLock: {{type: Task, builtin: "
+      "AcquireIdempotencyLock, timeout: 10s, next: Step0}}\n",
+      name);
+  for (int i = 0; i < tasks; ++i)
+    s += fmt::format(
+        "  Step{}: {{type: Task, timeout: 20s, retry: {{max_attempts: 2}}, "
+        "next: {}}}\n",
+        i,
+        i + 1 < tasks ? fmt::format("Step{}", i + 1)
+                      : "FinalizeJobRunSuccess, outcome: DONE");
+  s += "  FinalizeJobRunSuccess: {type: Task, builtin: FinalizeJobRunSuccess, "
+       "timeout: 10s, end: true}\n"
+       "  QuarantineHandler: {type: Task, builtin: QuarantineHandler, "
+       "timeout: 10s, next: FinalizeJobRunQuarantined}\n"
+       "  FinalizeJobRunQuarantined: {type: Task, builtin: "
+       "FinalizeJobRunQuarantined, timeout: 10s, end: true}\n"
+       "  TerminalFailHandler: {type: Task, builtin: TerminalFailHandler, "
+       "timeout: 10s, next: FinalizeJobRunFailed}\n"
+       "  FinalizeJobRunFailed: {type: Task, builtin: FinalizeJobRunFailed, "
+       "timeout: 10s, next: Failed}\n"
+       "  Failed: {type: Fail, error: TerminalError}\n";
+  return {"specs/" + name + ".yaml", s};
+}
+
+// The diagnostics of Compile on `specs`, each "file:line:col rule:
+// message", and the sizes of what Emit makes of them (which Compile does
+// not return when it refuses them): the definitions' and the stack's.
+struct QuotaRun {
+  std::vector<std::string> diagnostics;
+  std::vector<size_t> definitions;
+  size_t stack = 0;
+};
+QuotaRun CompileChains(const std::map<std::string, std::string>& specs) {
+  QuotaRun run;
+  std::vector<std::string> paths;
+  for (const auto& [path, text] : specs) paths.push_back(path);
+  const FileReader read = testing::FilesOverDisk(specs);
+  DiagnosticSink loaded;
+  const auto models = LoadAndCheck(paths, read, loaded);
+  EXPECT_EQ(loaded.FormatAll(), "");
+  const FileSet files = Emit(models);
+  for (const auto& spec : models)
+    run.definitions.push_back(
+        files.files().at(DefinitionPath(*spec)).content.size());
+  run.stack = files.files().at("stack.template.json").content.size();
+  DiagnosticSink sink;
+  EXPECT_FALSE(Compile(paths, read, sink, "generated"));
+  for (const Diagnostic& d : sink.diagnostics())
+    run.diagnostics.push_back(fmt::format("{}:{}:{} {}: {}", d.location.file,
+                                          d.location.line, d.location.column,
+                                          d.rule, d.message));
+  return run;
+}
+
+// A definition over 1 MiB is refused at the spec's `workflow:` key; its
+// stack, which embeds it, is over CloudFormation's quota too.
+TEST(DeployQuotasTest, ADefinitionOverOneMebibyteIsRefused) {
+  const QuotaRun run = CompileChains({ChainSpec("long_chain", 710)});
+  ASSERT_EQ(run.definitions.size(), 1u);
+  ASSERT_GT(run.definitions[0], kDefinitionQuotaBytes);
+  EXPECT_EQ(
+      run.diagnostics,
+      (std::vector<std::string>{
+          fmt::format("generated/stack.template.json:0:0 template-size: the "
+                      "stack template is {} bytes, above CloudFormation's "
+                      "quota of 1000000 bytes for a template in S3; deploy "
+                      "fewer workflows in one stack",
+                      run.stack),
+          fmt::format("specs/long_chain.yaml:1:11 definition-size: the "
+                      "definition of 'long_chain' is {} bytes, above Step "
+                      "Functions' quota of 1048576 bytes (1 MiB) for a state "
+                      "machine definition; split the workflow",
+                      run.definitions[0])}));
+}
+
+// Definitions under the quota whose stack is over CloudFormation's: only
+// the template is refused.
+TEST(DeployQuotasTest, AStackOverCloudFormationsQuotaIsRefused) {
+  const QuotaRun run = CompileChains(
+      {ChainSpec("first_chain", 330), ChainSpec("second_chain", 330)});
+  ASSERT_EQ(run.definitions.size(), 2u);
+  EXPECT_LE(run.definitions[0], kDefinitionQuotaBytes);
+  EXPECT_LE(run.definitions[1], kDefinitionQuotaBytes);
+  EXPECT_EQ(run.diagnostics,
+            (std::vector<std::string>{fmt::format(
+                "generated/stack.template.json:0:0 template-size: the stack "
+                "template is {} bytes, above CloudFormation's quota of "
+                "1000000 bytes for a template in S3; deploy fewer workflows "
+                "in one stack",
+                run.stack)}));
 }
 
 }  // namespace
