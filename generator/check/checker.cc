@@ -148,6 +148,10 @@ class SpecChecker {
                               Suggest(names[i], states)));
       };
       check_states(sc.path, sc.path_locations);
+      bool path_known = !spec_.graph.incomplete;
+      for (const auto& name : sc.path)
+        path_known = path_known && states.count(name);
+      if (path_known) CheckScenarioPath(sc);
       check_states(sc.not_invoked, sc.not_invoked_locations);
       std::vector<std::string> attempted;
       for (const auto& [task, n] : sc.attempts) attempted.push_back(task);
@@ -158,6 +162,83 @@ class SpecChecker {
                 fmt::format("unknown event '{}'{}", sc.events[i],
                             Suggest(sc.events[i], events)));
     }
+  }
+
+  // A scenario's expect.path must be one the definition can take: it
+  // starts where every execution starts, each state can follow the one
+  // before it, and it ends where an execution can end. (Whether the
+  // scenario's answers steer it there is the conformance test's to prove.)
+  void CheckScenarioPath(const Scenario& sc) {
+    if (sc.path.empty()) return;
+    if (sc.path.front() != spec_.graph.start) {
+      Error(sc.path_locations.front(), "scenario-path",
+            fmt::format("scenario '{}' starts its path at '{}', but every "
+                        "execution starts at '{}'",
+                        sc.name, sc.path.front(), spec_.graph.start));
+      return;
+    }
+    for (size_t i = 1; i < sc.path.size(); ++i) {
+      const std::set<std::string> next = StatesAfter(sc.path[i - 1]);
+      if (next.count(sc.path[i])) continue;
+      Error(sc.path_locations[i], "scenario-path",
+            fmt::format("scenario '{}' enters '{}' right after '{}', which "
+                        "the definition cannot do: after '{}' come {}",
+                        sc.name, sc.path[i], sc.path[i - 1], sc.path[i - 1],
+                        Quoted(next)));
+      return;
+    }
+    const State* last = spec_.graph.Find(sc.path.back());
+    const bool can_end =
+        last && (last->end || last->type == StateType::kSucceed ||
+                 last->type == StateType::kFail);
+    if (!can_end)
+      Error(sc.path_locations.back(), "scenario-path",
+            fmt::format("scenario '{}' ends its path at '{}', where no "
+                        "execution ends: after it come {}",
+                        sc.name, sc.path.back(),
+                        Quoted(StatesAfter(sc.path.back()))));
+  }
+
+  // The states an execution can enter right after `name`: its transitions
+  // and catches; a Map's first item state; after an item's last state the
+  // next item's first or what follows the Map; from any item state, the
+  // Map's catches (an item's uncaught error fails the Map).
+  std::set<std::string> StatesAfter(const std::string& name) const {
+    const State* map = spec_.graph.FindItemOwner(name);
+    const StateGraph& graph = map ? *map->item_states : spec_.graph;
+    std::set<std::string> next;
+    const int at = graph.IndexOf(name);
+    if (at < 0) return next;
+    const State& state = graph.states[at];
+    for (int to : Successors(graph, at)) next.insert(graph.states[to].name);
+    for (const auto& c : CatchRoutesFor(spec_, graph, state))
+      next.insert(c.next);
+    if (state.type == StateType::kMap && state.item_states)
+      next.insert(state.item_states->start);
+    if (map) {
+      if (state.end || state.type == StateType::kSucceed) {
+        next.insert(map->item_states->start);
+        for (int to : Successors(spec_.graph, spec_.graph.IndexOf(map->name)))
+          next.insert(spec_.graph.states[to].name);
+      }
+      for (const auto& c : CatchRoutesFor(spec_, spec_.graph, *map))
+        next.insert(c.next);
+    }
+    next.erase("");
+    return next;
+  }
+
+  // 'a', 'b' or 'c'; "nothing" for none.
+  static std::string Quoted(const std::set<std::string>& names) {
+    if (names.empty()) return "nothing";
+    std::string out;
+    size_t i = 0;
+    for (const auto& n : names) {
+      out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ");
+      out += "'" + n + "'";
+      ++i;
+    }
+    return out;
   }
 
   void Error(const SourceLocation& at, const char* rule, std::string message) {
