@@ -925,22 +925,31 @@ class SpecChecker {
                           graph.states[i].name, graph.start));
       }
     }
-    // Backwards from the terminal states. A transition to an unknown state
-    // is reported already; such a state is a dead end, not a loop.
+    // Backwards from the terminal states, over transitions only: an error
+    // caught out of a loop is no way out of it (a loop of Tasks that always
+    // succeed runs until Step Functions fails the execution at its 25,000
+    // history events). A transition to an unknown state is reported
+    // already; such a state is a dead end, not a loop.
     std::vector<int> terminals;
     for (int i = 0; i < n; ++i) {
       bool unresolved = false;
       for (const Transition* t : graph.states[i].Transitions())
         unresolved = unresolved || graph.IndexOf(t->target) < 0;
-      if (graph.states[i].is_terminal() || unresolved) terminals.push_back(i);
+      // A state with no transition that is not terminal lacks its `next`
+      // (reported by the loader): a dead end too.
+      if (graph.states[i].is_terminal() || unresolved ||
+          graph.states[i].Transitions().empty())
+        terminals.push_back(i);
     }
-    const std::vector<bool> ends = Closure(Reversed(edges), terminals);
+    Edges transitions(n);
+    for (int i = 0; i < n; ++i) transitions[i] = Successors(graph, i);
+    const std::vector<bool> ends = Closure(Reversed(transitions), terminals);
     for (int i = 0; i < n; ++i) {
       if (reached[i] && !ends[i]) {
         Error(graph.states[i].location, "no-terminal-path",
               fmt::format("no path from state '{}' reaches a terminal state "
-                          "(end: true, Succeed or Fail); the run would loop "
-                          "forever",
+                          "(end: true, Succeed or Fail) by transitions (a "
+                          "catch is no way out); the run would loop forever",
                           graph.states[i].name));
       }
     }
