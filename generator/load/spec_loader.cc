@@ -2056,8 +2056,16 @@ std::optional<yaml::Document> ParseYaml(DiagnosticSink& sink,
   if (const yaml::SyntaxError* e = document.error()) {
     SourceLocation at{path, e->mark.line + 1, e->mark.column + 1, 1};
     if (e->mark.line < 0) at.line = 0;
-    sink.Error(at, "yaml-syntax",
-               fmt::format("YAML syntax error: {}", e->message));
+    if (e->too_large)
+      sink.Error(at, "yaml-size",
+                 fmt::format("this entry makes the document larger than {} "
+                             "YAML nodes once its aliases are expanded (each "
+                             "alias copies what it names); a spec is far "
+                             "smaller: is an alias repeated by mistake?",
+                             yaml::Document::kMaxNodes));
+    else
+      sink.Error(at, "yaml-syntax",
+                 fmt::format("YAML syntax error: {}", e->message));
     return std::nullopt;
   }
   return document;

@@ -13,12 +13,20 @@ const std::string& EmptyString() {
 
 }  // namespace
 
-// Copies yaml-cpp's tree into a Document.
+// Copies yaml-cpp's tree into a Document, at most `max_nodes` nodes of it.
 class DocumentBuilder {
  public:
-  explicit DocumentBuilder(Document& document) : document_(document) {}
+  // Thrown when the copy passes max_nodes; `at` is the root's entry whose
+  // value was being copied (the root itself when it is no mapping).
+  struct TooLarge {
+    Mark at;
+  };
+
+  DocumentBuilder(Document& document, size_t max_nodes)
+      : document_(document), max_nodes_(max_nodes) {}
 
   const NodeData* Copy(const YAML::Node& from) {
+    if (document_.nodes_.size() >= max_nodes_) throw TooLarge{entry_};
     NodeData& node = document_.nodes_.emplace_back();
     node.mark = Mark{from.Mark().line, from.Mark().column};
     node.tag = from.Tag();
@@ -45,20 +53,44 @@ class DocumentBuilder {
     return &node;
   }
 
-  void CopyRoot(const YAML::Node& root) { document_.root_ = Copy(root); }
+  void CopyRoot(const YAML::Node& root) {
+    entry_ = Mark{root.Mark().line, root.Mark().column};
+    if (!root.IsMap()) {
+      document_.root_ = Copy(root);
+      return;
+    }
+    // As Copy does, with each entry's mark kept for TooLarge.
+    NodeData& node = document_.nodes_.emplace_back();
+    node.type = NodeType::Map;
+    node.mark = entry_;
+    node.tag = root.Tag();
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      entry_ = Mark{it->first.Mark().line, it->first.Mark().column};
+      node.children.push_back(Copy(it->first));
+      node.children.push_back(Copy(it->second));
+    }
+    document_.root_ = &node;
+  }
 
  private:
   Document& document_;
+  const size_t max_nodes_;
+  Mark entry_;  // of the root's entry being copied
 };
 
-Document Document::Parse(std::string_view text) {
+Document Document::Parse(std::string_view text, size_t max_nodes) {
   Document document;
   try {
     const YAML::Node root = YAML::Load(std::string(text));
-    DocumentBuilder(document).CopyRoot(root);
+    DocumentBuilder(document, max_nodes).CopyRoot(root);
   } catch (const YAML::Exception& e) {  // thrown before any node is copied
     document.error_ = std::make_unique<SyntaxError>(
         SyntaxError{Mark{e.mark.line, e.mark.column}, e.msg});
+  } catch (const DocumentBuilder::TooLarge& e) {
+    document.nodes_.clear();
+    document.root_ = nullptr;
+    document.error_ = std::make_unique<SyntaxError>(SyntaxError{
+        e.at, "more than " + std::to_string(max_nodes) + " nodes", true});
   }
   return document;
 }
