@@ -8,8 +8,6 @@
 #include <set>
 
 #include "check/backoff.h"
-#include "emit/json_build.h"
-#include "emit/json_text.h"
 #include "model/routes.h"
 
 namespace novacat {
@@ -56,13 +54,10 @@ class AslBuilder {
   }
 
   Json BuildStates(const StateGraph& graph) {
-    // ordered_json finds keys by linear search; append to its underlying
-    // vector and track names here so large specs stay linear.
     Json states = Json::object();
-    auto& entries = states.get_ref<Json::object_t&>();
     std::set<std::string> emitted;
     for (const auto& s : graph.states) {
-      AppendMember(entries, s.name, BuildState(graph, s));
+      states[s.name] = BuildState(graph, s);
       for (const Transition* t : s.Transitions()) {
         if (!HasMark(*t)) continue;
         std::string name = Next(*t);
@@ -80,17 +75,14 @@ class AslBuilder {
           pass["ResultPath"] = "$.quarantine_reason";
         }
         pass["Next"] = t->target;
-        AppendMember(entries, name, std::move(pass));
+        states[name] = std::move(pass);
       }
     }
     return states;
   }
 
   Json BuildState(const StateGraph& graph, const State& s) {
-    // Room for every field a state has: an ordered_json object copies its
-    // members, deep, each time it grows.
-    Json out = Json::object();
-    out.get_ref<Json::object_t&>().reserve(16);
+    Json out;
     out["Type"] = StateTypeName(s.type);
     if (!s.description.empty()) out["Comment"] = s.description;
     switch (s.type) {
@@ -138,12 +130,14 @@ class AslBuilder {
 
   void BuildTask(const StateGraph& graph, const State& s, Json& out) {
     out["Resource"] = "arn:aws:states:::lambda:invoke";
-    out["Parameters"] = JsonObject(
-        "FunctionName", fmt::format("${{{}FunctionArn}}", spec_.PascalName()),
-        "Payload",
-        JsonObject("workflow", spec_.workflow, "state_name", s.name,
-                   "execution_arn.$", "$$.Execution.Id", "retry_count.$",
-                   "$$.State.RetryCount", "state.$", "$"));
+    out["Parameters"] = {
+        {"FunctionName", fmt::format("${{{}FunctionArn}}", spec_.PascalName())},
+        {"Payload",
+         {{"workflow", spec_.workflow},
+          {"state_name", s.name},
+          {"execution_arn.$", "$$.Execution.Id"},
+          {"retry_count.$", "$$.State.RetryCount"},
+          {"state.$", "$"}}}};
     out["OutputPath"] = "$.Payload";
     std::optional<int64_t> timeout = s.timeout_seconds;
     if (!timeout && s.retry) timeout = s.retry->timeout_seconds;
@@ -167,7 +161,7 @@ class AslBuilder {
   Json BuildRetry(const RetryPolicy& r) const {
     BackoffSolution solution = SolveBackoff(r.backoff_seconds);
     const BackoffParameters& p = solution.parameters;
-    Json retrier = JsonObjectWithRoom(7);
+    Json retrier;
     retrier["ErrorEquals"] = ErrorNames(ErrorClass::kRetryable);
     retrier["IntervalSeconds"] = p.interval_seconds;
     retrier["MaxAttempts"] = r.max_attempts;
@@ -187,7 +181,7 @@ class AslBuilder {
   void BuildCatch(const StateGraph& graph, const State& s, Json& out) const {
     Json catchers = Json::array();
     for (const auto& route : CatchRoutesFor(spec_, graph, s)) {
-      Json c = JsonObjectWithRoom(3);
+      Json c;
       if (route.catch_all) {
         c["ErrorEquals"] = Json::array({"States.ALL"});
       } else {
@@ -320,7 +314,7 @@ class AslBuilder {
 }  // namespace
 
 std::string EmitAsl(const WorkflowSpec& spec) {
-  return PrettyJson(AslDocument(spec), 2) + "\n";
+  return AslDocument(spec).dump(2) + "\n";
 }
 
 nlohmann::ordered_json AslDocument(const WorkflowSpec& spec) {

@@ -14,8 +14,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "emit/json_build.h"
-#include "emit/json_text.h"
 #include "model/routes.h"
 
 namespace novacat {
@@ -63,45 +61,6 @@ struct PathIndex {
   std::unordered_map<std::string, const nlohmann::ordered_json*> host_success;
 };
 
-// The plan's cases, a JSON array dumped with indent 1 (one space further in
-// inside the file's object). Each case is written when it is added and then
-// dropped: holding the whole plan as JSON costs far more than its text. The
-// text is byte for byte the dump of the whole array: an element's lines are
-// those of its own dump, one space further in, and all but the last
-// element's last line end with ','.
-class PlanWriter {
- public:
-  // `room`: the text's expected size. A plan is the largest output (2 to
-  // 4 KB a state in the seeds and the synthetic specs): growing it by
-  // doubling copied it and touched twice its memory, 40 MB of copies and
-  // fresh pages at 10,000 states.
-  explicit PlanWriter(size_t room) { out_.reserve(room); }
-
-  void push_back(const Json& c) { Begin().Value(c); }
-
-  // A writer of the next case, which the caller writes whole (one object)
-  // before it adds another: c.dump(1) with every line two spaces further
-  // in, written in place; the first line's indentation is written here.
-  JsonWriter Begin() {
-    if (count_ != 0) out_ += ",\n";
-    out_ += "  ";
-    ++count_;
-    return JsonWriter(out_, /*indent_step=*/1, /*current_indent=*/2);
-  }
-
-  size_t size() const { return count_; }
-
-  // The cases' text, without the brackets; empty when there is none.
-  std::string Finish() && {
-    if (count_ != 0) out_ += "\n";
-    return std::move(out_);
-  }
-
- private:
-  std::string out_;
-  size_t count_ = 0;
-};
-
 class PlanBuilder {
  public:
   // Indexes the spec once: every lookup Build makes per state of a path
@@ -126,7 +85,8 @@ class PlanBuilder {
     duplicate_outcome_ = DuplicateOutcome();
   }
 
-  void Build(PlanWriter& cases) {
+  // Appends the plan's cases to the array `cases`.
+  void Build(Json& cases) {
     std::vector<PathPlan> paths;
     PathPlan start;
     Walk(spec_.graph.start, start, paths);
@@ -169,23 +129,19 @@ class PlanBuilder {
       std::string unique = name;
       for (int i = 2; !names.insert(unique).second; ++i)
         unique = name + "_" + std::to_string(i);
-      Json expect =
-          JsonObjectWithRoom(2, "status", "SUCCEEDED", "states", p->states);
+      Json expect = {{"status", "SUCCEEDED"}, {"states", p->states}};
       if (!p->outcome.empty()) expect["outcome"] = p->outcome;
       if (!p->quarantine_reason.empty())
         expect["quarantine_reason"] = p->quarantine_reason;
       case_names[p] = unique;
       const std::optional<Json>& host = hosts[p] = HostForPath(*p);
-      // Case's members, then the host part, which stays in `hosts`.
-      JsonWriter w = cases.Begin();
-      w.BeginObject();
-      w.Key("name").String(unique);
-      w.Key("note").String("Choice branches: " + Join(p->branches));
-      w.Key("input").Value(Input(*p));
-      w.Key("script").Value(Script(*p));
-      w.Key("expect").Value(expect);
-      if (host) w.Key("host").Value(*host);
-      w.End();
+      Json c = {{"name", unique},
+                {"note", "Choice branches: " + Join(p->branches)},
+                {"input", Input(*p)},
+                {"script", Script(*p)},
+                {"expect", std::move(expect)}};
+      if (host) c["host"] = *host;
+      cases.push_back(std::move(c));
     }
     // Failure classes for every Task on the first success path through it,
     // preferring paths a real input can take (so the case also runs
@@ -268,40 +224,42 @@ class PlanBuilder {
     states.insert(states.end(), end->states.begin(), end->states.end());
     std::optional<Json> jobrun = JobRunAlong(states, "", "TERMINAL");
     if (!jobrun) return std::nullopt;
-    Json expect =
-        JsonObject("jobrun", std::move(*jobrun), "events", Json::array(),
-                   "attempts", JsonObject(begin->name, 0));
-    return JsonObject(
-        "name", "invalid_input_without_" + dropped->name, "note",
-        "an input without '" + dropped->name + "' fails TERMINAL at " +
-            begin->name + ": recorded FAILED, nothing published",
-        "input", *input, "script", Json::object(), "expect",
-        JsonObject("status", end->failed ? "FAILED" : "SUCCEEDED"), "host_only",
-        true, "host",
-        JsonObject("input", *input, "domain", Json::object(), "expect",
-                   std::move(expect)));
+    Json expect = {{"jobrun", std::move(*jobrun)},
+                   {"events", Json::array()},
+                   {"attempts", {{begin->name, 0}}}};
+    return Json{
+        {"name", "invalid_input_without_" + dropped->name},
+        {"note", "an input without '" + dropped->name + "' fails TERMINAL at " +
+                     begin->name + ": recorded FAILED, nothing published"},
+        {"input", *input},
+        {"script", Json::object()},
+        {"expect", {{"status", end->failed ? "FAILED" : "SUCCEEDED"}}},
+        {"host_only", true},
+        {"host",
+         {{"input", *input},
+          {"domain", Json::object()},
+          {"expect", std::move(expect)}}}};
   }
 
   // A scenario the author wrote: host mode only, its answers and
   // expectations as written.
   Json ScenarioCase(const Scenario& sc) const {
-    Json domain = JsonObjectWithRoom(sc.tasks.size());
+    Json domain = Json::object();
     for (const auto& [task, answers] : sc.tasks) {
       Json list = Json::array();
       for (const auto& a : answers) {
         if (!a.throw_error.empty())
-          list.push_back(JsonObject("throw", a.throw_error, "cause", a.cause));
+          list.push_back(Json{{"throw", a.throw_error}, {"cause", a.cause}});
         else
-          list.push_back(JsonObject("set", a.set));
+          list.push_back(Json{{"set", a.set}});
       }
       domain[task] = std::move(list);
     }
-    Json jobrun = JsonObjectWithRoom(2, "status", sc.jobrun);
+    Json jobrun = {{"status", sc.jobrun}};
     if (!sc.outcome.empty()) jobrun["outcome"] = sc.outcome;
     if (!sc.classification.empty())
       jobrun["error_classification"] = sc.classification;
-    // Room for every member below.
-    Json expect = JsonObjectWithRoom(5, "jobrun", std::move(jobrun));
+    Json expect = {{"jobrun", std::move(jobrun)}};
     if (sc.events_given) expect["events"] = sc.events;
     if (sc.path_given) {
       Json all = Json::array();
@@ -316,18 +274,22 @@ class PlanBuilder {
     }
     if (!sc.not_invoked.empty()) expect["not_invoked"] = sc.not_invoked;
     if (!sc.attempts.empty()) {
-      Json attempts = JsonObjectWithRoom(sc.attempts.size());
+      Json attempts = Json::object();
       for (const auto& [task, n] : sc.attempts) attempts[task] = n;
       expect["attempts"] = std::move(attempts);
     }
-    return JsonObject(
-        "name", "scenario_" + sc.name, "note",
-        sc.description.empty() ? "scenario " + sc.name : sc.description,
-        "input", sc.input, "script", Json::object(), "expect",
-        JsonObject("status", sc.jobrun == "FAILED" ? "FAILED" : "SUCCEEDED"),
-        "host_only", true, "host",
-        JsonObject("input", sc.input, "domain", std::move(domain), "expect",
-                   std::move(expect)));
+    return {{"name", "scenario_" + sc.name},
+            {"note",
+             sc.description.empty() ? "scenario " + sc.name : sc.description},
+            {"input", sc.input},
+            {"script", Json::object()},
+            {"expect",
+             {{"status", sc.jobrun == "FAILED" ? "FAILED" : "SUCCEEDED"}}},
+            {"host_only", true},
+            {"host",
+             {{"input", sc.input},
+              {"domain", std::move(domain)},
+              {"expect", std::move(expect)}}}};
   }
 
  private:
@@ -354,10 +316,11 @@ class PlanBuilder {
   // (conformance.h: "base").
   static Json BasedCase(const std::string& name, const std::string& base,
                         Json script, Json expect, const std::string& note) {
-    // Room for what callers add: "host", "input", "host_only".
-    return JsonObjectWithRoom(3, "name", name, "note", note, "base", base,
-                              "script", std::move(script), "expect",
-                              std::move(expect));
+    return {{"name", name},
+            {"note", note},
+            {"base", base},
+            {"script", std::move(script)},
+            {"expect", std::move(expect)}};
   }
 
   // The path's input: its document without what a domain Task produces
@@ -386,11 +349,11 @@ class PlanBuilder {
   // empty item.
   Json SuccessEntry(const PathPlan& p, const State& task) const {
     if (EnclosingMap(task.name)) return ItemEntry(p.item_doc, task);
-    if (!IsDomainTask(&task)) return JsonObject("set", BuiltinFields(p));
+    if (!IsDomainTask(&task)) return {{"set", BuiltinFields(p)}};
     Json set = Json::object();
     for (const auto& field : task.produces)
       if (p.doc.contains(field)) set[field] = p.doc[field];
-    return JsonObject("set", std::move(set));
+    return {{"set", std::move(set)}};
   }
 
   // The path's script: "*" for the builtins, an entry per domain Task the
@@ -399,8 +362,7 @@ class PlanBuilder {
   Json Script(const PathPlan& p) const {
     Json script = Json::object();
     auto& entries = script.get_ref<Json::object_t&>();
-    entries.emplace_back("*",
-                         Json::array({JsonObject("set", BuiltinFields(p))}));
+    entries.emplace_back("*", Json::array({Json{{"set", BuiltinFields(p)}}}));
     std::unordered_set<std::string> added;
     for (const auto& name : p.spec_states) {
       const State* task = FindState(name);
@@ -423,8 +385,8 @@ class PlanBuilder {
     Json set = Json::object();
     for (const auto& field : task.produces)
       if (item_doc.contains(field)) set[field] = item_doc[field];
-    if (set.empty()) return JsonObject("return", Json::object());
-    return JsonObject("set", std::move(set));
+    if (set.empty()) return {{"return", Json::object()}};
+    return {{"set", std::move(set)}};
   }
 
   // ---- conditions -----------------------------------------------------
@@ -839,7 +801,7 @@ class PlanBuilder {
   void AddFailureCases(const State& task, const PathPlan& base,
                        const PathIndex& index, const std::string& base_name,
                        const std::optional<Json>& base_host,
-                       PlanWriter& cases) const {
+                       Json& cases) const {
     const bool in_map = EnclosingMap(task.name) != nullptr;
     const int retries = task.retry ? task.retry->max_attempts : 0;
     Json waits = Json::array();
@@ -892,35 +854,24 @@ class PlanBuilder {
     const ErrorClassDef* quarantine =
         spec_.governance ? spec_.governance->FindClass(ErrorClass::kQuarantine)
                          : nullptr;
-    // The members every failure case starts with (BasedCase's order), its
-    // script answering `task` with `outcomes`.
-    auto begin_case = [&](JsonWriter& w, const std::string& kind,
-                          const std::string& note, const Json& outcomes) {
-      w.BeginObject();
-      w.Key("name").String(task.name + "_" + kind);
-      w.Key("note").String(note);
-      w.Key("base").String(base_name);
-      w.Key("script").BeginObject().Key(task.name).Value(outcomes).End();
-    };
     auto add = [&](const std::string& kind, const Json& outcomes,
                    ErrorClass cls, const Json& wait_list, int invocations,
                    const std::string& note) {
       const std::optional<RouteEnd>& end = route_for(cls);
-      JsonWriter w = cases.Begin();
-      begin_case(w, kind, note, outcomes);
-      w.Key("expect").BeginObject();
+      Json expect;
       if (end) {
-        w.Key("status").String(end->failed ? "FAILED" : "SUCCEEDED");
-        if (end->failed) w.Key("error").String(end->error);
-        w.Key("last_state").String(end->last);
+        expect["status"] = end->failed ? "FAILED" : "SUCCEEDED";
+        if (end->failed) expect["error"] = end->error;
+        expect["last_state"] = end->last;
         if (!end->quarantine_reason.empty())
-          w.Key("quarantine_reason").String(end->quarantine_reason);
+          expect["quarantine_reason"] = end->quarantine_reason;
       } else {
-        w.Key("status").String("FAILED");
+        expect["status"] = "FAILED";
       }
-      w.Key("waits").Value(wait_list);
-      w.Key("invocations").BeginObject().Key(task.name).Int(invocations).End();
-      w.End();
+      expect["waits"] = wait_list;
+      expect["invocations"] = {{task.name, invocations}};
+      Json c = BasedCase(task.name + "_" + kind, base_name,
+                         {{task.name, outcomes}}, std::move(expect), note);
       // Through the host: a domain Task's StepError (not Lambda's own
       // throttling or a timeout, which never reach the step logic).
       const std::string thrown = outcomes[0].value("throw", "");
@@ -949,31 +900,25 @@ class PlanBuilder {
         }
       }
       if (jobrun) {
-        w.Key("host").BeginObject();
-        w.Key("domain").BeginObject().Key(task.name).BeginArray();
+        Json answers = Json::array();
         for (const auto& o : outcomes)
-          w.BeginObject()
-              .Key("throw")
-              .Value(o["throw"])
-              .Key("cause")
-              .String(o.value("cause", ""))
-              .End();
-        w.End().End();
-        w.Key("expect").BeginObject();
-        w.Key("jobrun").Value(*jobrun);
-        w.Key("events").BeginArray();
+          answers.push_back(
+              Json{{"throw", o["throw"]}, {"cause", o.value("cause", "")}});
+        Json events = Json::array();
         if (at != std::string::npos) {
           for (const auto& [position, event] : index.events)
-            if (position < at) w.String(event);
-          WriteEventsAlong(w, end->states);
+            if (position < at) events.push_back(event);
+          events = EventsAlong(end->states, std::move(events));
         } else {
-          WriteEventsAlong(w, states);
+          events = EventsAlong(states);
         }
-        w.End();
-        w.Key("attempts").BeginObject().Key(task.name).Int(invocations).End();
-        w.End().End();
+        c["host"] = {{"domain", {{task.name, std::move(answers)}}},
+                     {"expect",
+                      {{"jobrun", std::move(*jobrun)},
+                       {"events", std::move(events)},
+                       {"attempts", {{task.name, invocations}}}}}};
       }
-      w.End();
+      cases.push_back(std::move(c));
     };
     const int64_t timeout = task.timeout_seconds.value_or(
         task.retry && task.retry->timeout_seconds ? *task.retry->timeout_seconds
@@ -982,12 +927,12 @@ class PlanBuilder {
     if (retryable) {
       add("retryable_exhausted",
           Json::array(
-              {JsonObject("throw", retryable->error_name, "cause", "503")}),
+              {Json{{"throw", retryable->error_name}, {"cause", "503"}}}),
           ErrorClass::kRetryable, waits, 1 + retries,
           "RETRYABLE until the retries are exhausted: 1 + MaxAttempts "
           "invocations, the spec's backoff, then the failure route");
       add("throttled",
-          Json::array({JsonObject("throw", "Lambda.TooManyRequestsException")}),
+          Json::array({Json{{"throw", "Lambda.TooManyRequestsException"}}}),
           ErrorClass::kRetryable, waits, 1 + retries,
           "Lambda throttling is retried like a RETRYABLE error");
       if (timeout > 0) {
@@ -1001,63 +946,51 @@ class PlanBuilder {
       }
     }
     if (retryable && retries > 0) {
-      JsonWriter w = cases.Begin();
-      begin_case(w, "retry_then_success",
-                 "a RETRYABLE error, then success: the path goes on",
-                 Json::array({JsonObject("throw", retryable->error_name), ok}));
-      w.Key("expect").BeginObject();
-      w.Key("status").String(base.failed ? "FAILED" : "SUCCEEDED");
-      w.Key("states").String("base");
-      w.Key("waits").BeginArray().Value(waits[0]).End();
-      w.Key("invocations").BeginObject().Key(task.name).Int(2).End();
-      if (!base.outcome.empty()) w.Key("outcome").String(base.outcome);
-      w.End();
+      Json expect = {{"status", base.failed ? "FAILED" : "SUCCEEDED"},
+                     {"states", "base"},
+                     {"waits", Json::array({waits[0]})},
+                     {"invocations", {{task.name, 2}}}};
+      if (!base.outcome.empty()) expect["outcome"] = base.outcome;
+      Json c = BasedCase(
+          task.name + "_retry_then_success", base_name,
+          {{task.name,
+            Json::array({Json{{"throw", retryable->error_name}}, ok})}},
+          std::move(expect),
+          "a RETRYABLE error, then success: the path goes on");
       if (IsDomainTask(&task) && base_host) {
         auto it = index.host_success.find(task.name);
-        w.Key("host").BeginObject();
-        w.Key("domain").BeginObject().Key(task.name).BeginArray();
-        w.BeginObject()
-            .Key("throw")
-            .String(retryable->error_name)
-            .Key("cause")
-            .String("503")
-            .End();
-        if (it != index.host_success.end())
-          w.Value(*it->second);
-        else
-          w.BeginObject().Key("set").BeginObject().End().End();
-        w.End().End();
+        Json answers = Json::array();
+        answers.push_back(
+            Json{{"throw", retryable->error_name}, {"cause", "503"}});
+        answers.push_back(it != index.host_success.end()
+                              ? *it->second
+                              : Json{{"set", Json::object()}});
         // The base case's host expectations, but for the Task's attempts
         // (in place, or last) and without the rerun, which is the base's.
-        w.Key("expect").BeginObject();
-        bool attempts = false;
-        auto write_attempts = [&] {
-          w.Key("attempts").BeginObject().Key(task.name).Int(2).End();
-          attempts = true;
-        };
+        Json host_expect = Json::object();
+        const Json attempts = {{task.name, 2}};
         for (const auto& [key, value] : (*base_host)["expect"].items()) {
           if (key == "rerun_outcome" || key == "rerun_domain_calls") continue;
-          if (key == "attempts")
-            write_attempts();
-          else
-            w.Key(key).Value(value);
+          host_expect[key] = key == "attempts" ? attempts : value;
         }
-        if (!attempts) write_attempts();
-        w.End().End();
+        if (!host_expect.contains("attempts"))
+          host_expect["attempts"] = attempts;
+        c["host"] = {{"domain", {{task.name, std::move(answers)}}},
+                     {"expect", std::move(host_expect)}};
       }
-      w.End();
+      cases.push_back(std::move(c));
     }
     if (terminal) {
       add("terminal",
           Json::array(
-              {JsonObject("throw", terminal->error_name, "cause", "invalid")}),
+              {Json{{"throw", terminal->error_name}, {"cause", "invalid"}}}),
           ErrorClass::kTerminal, Json::array(), 1,
           "a TERMINAL error is never retried");
     }
     if (quarantine) {
       add("quarantine",
           Json::array(
-              {JsonObject("throw", quarantine->error_name, "cause", "review")}),
+              {Json{{"throw", quarantine->error_name}, {"cause", "review"}}}),
           ErrorClass::kQuarantine, Json::array(), 1,
           "a QUARANTINE error is never retried and goes to quarantine when "
           "routed");
@@ -1140,15 +1073,15 @@ class PlanBuilder {
       }
     }
     Json entries = Json::array();
-    entries.push_back(JsonObject("set", std::move(set)));
+    entries.push_back(Json{{"set", std::move(set)}});
     return entries;
   }
 
-  // The events published along `states` (spec states, items included), in
-  // order: one per PublishEvent state, one per element of its for_each
-  // array (the samples hold one).
-  Json EventsAlong(const std::vector<std::string>& states) const {
-    Json events = Json::array();
+  // `events` and then the events published along `states` (spec states,
+  // items included), in order: one per PublishEvent state, one per element
+  // of its for_each array (the samples hold one).
+  Json EventsAlong(const std::vector<std::string>& states,
+                   Json events = Json::array()) const {
     for (const auto& name : states) {
       const State* s = FindState(name);
       if (s && s->type == StateType::kTask &&
@@ -1156,17 +1089,6 @@ class PlanBuilder {
         events.push_back(s->event);
     }
     return events;
-  }
-
-  // EventsAlong(states)'s items, written to `w`'s open array.
-  void WriteEventsAlong(JsonWriter& w,
-                        const std::vector<std::string>& states) const {
-    for (const auto& name : states) {
-      const State* s = FindState(name);
-      if (s && s->type == StateType::kTask &&
-          s->builtin == Builtin::kPublishEvent)
-        w.String(s->event);
-    }
   }
 
   // The JobRun a run that entered `states` ends with: the last Finalize
@@ -1190,13 +1112,13 @@ class PlanBuilder {
     if (s.type != StateType::kTask) return std::nullopt;
     switch (s.builtin) {
       case Builtin::kFinalizeJobRunSuccess:
-        return JsonObject("status", "SUCCEEDED", "outcome", outcome);
+        return Json{{"status", "SUCCEEDED"}, {"outcome", outcome}};
       case Builtin::kFinalizeJobRunQuarantined:
-        return JsonObject("status", "QUARANTINED", "error_classification",
-                          "QUARANTINE");
+        return Json{{"status", "QUARANTINED"},
+                    {"error_classification", "QUARANTINE"}};
       case Builtin::kFinalizeJobRunFailed:
-        return JsonObject("status", "FAILED", "error_classification",
-                          failure_class);
+        return Json{{"status", "FAILED"},
+                    {"error_classification", failure_class}};
       default:
         return std::nullopt;
     }
@@ -1266,10 +1188,9 @@ class PlanBuilder {
     Json domain = HostDomain(p);
     std::optional<Json> jobrun = JobRunAlong(p.spec_states, p.outcome, "");
     if (!jobrun) return std::nullopt;
-    // Room for "expect", and for the lock's keys in it.
-    Json host = JsonObjectWithRoom(1, "input", *input, "domain", domain);
-    Json expect = JsonObjectWithRoom(3, "jobrun", std::move(*jobrun), "events",
-                                     EventsAlong(p.spec_states));
+    Json host = {{"input", *input}, {"domain", domain}};
+    Json expect = {{"jobrun", std::move(*jobrun)},
+                   {"events", EventsAlong(p.spec_states)}};
     if (Passes(p, Builtin::kAcquireIdempotencyLock)) {
       if (auto key = IdempotencyKey(*input, domain))
         expect["idempotency_key"] = *key;
@@ -1330,7 +1251,7 @@ class PlanBuilder {
   // entry in `base` that produces its items, or null.
   void AddMapCases(const State& map, const PathPlan& base,
                    const std::string& base_name, const State* producer,
-                   PlanWriter& cases) const {
+                   Json& cases) const {
     Json item_doc = base.item_doc;
     const std::vector<std::string> walk = ItemWalk(*map.item_states, item_doc);
     std::vector<const State*> tasks;
@@ -1504,30 +1425,18 @@ class PlanBuilder {
 }  // namespace
 
 std::string EmitConformancePlan(const WorkflowSpec& spec) {
-  size_t states = 0;
-  for (const auto& s : spec.graph.states)
-    states += 1 + (s.item_states ? s.item_states->states.size() : 0);
-  PlanWriter plan(states * 4096);
-  PlanBuilder(spec).Build(plan);
-  const size_t count = plan.size();
-  std::string cases = std::move(plan).Finish();
-  // The head is dumped so that a hostile workflow or file name stays JSON.
-  Json head = {
+  Json cases = Json::array();
+  PlanBuilder(spec).Build(cases);
+  const size_t count = cases.size();
+  Json plan = {
       {"generated_by",
        fmt::format("novacat-gen from {}; do not edit",
                    spec.file.substr(spec.file.find_last_of('/') + 1))},
       {"workflow", spec.workflow},
       {"runner", "runtime/include/novacat/runtime/testing/conformance.h"},
-      {"case_count", count}};
-  std::string out = PrettyJson(head, 1);
-  out.resize(out.size() - 2);  // "\n}": the cases follow
-  if (count == 0) return out + ",\n \"cases\": []\n}\n";
-  // The head goes in front of the cases, in their buffer: a plan is the
-  // largest output (some 4 KB per state), not worth a copy.
-  out += ",\n \"cases\": [\n";
-  cases.insert(0, out);
-  cases += " ]\n}\n";
-  return cases;
+      {"case_count", count},
+      {"cases", std::move(cases)}};
+  return plan.dump(1) + "\n";
 }
 
 }  // namespace novacat

@@ -4,8 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "emit/json_text.h"
-
 namespace novacat {
 
 const char* const kUuidPattern =
@@ -134,7 +132,7 @@ std::string EmitEventSchema(const WorkflowSpec& /*spec*/,
   object["properties"]["schema_version"] = version;
   for (auto it = object.begin(); it != object.end(); ++it)
     root[it.key()] = it.value();
-  return PrettyJson(root, 2) + "\n";
+  return root.dump(2) + "\n";
 }
 
 }  // namespace novacat

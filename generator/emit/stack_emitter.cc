@@ -7,12 +7,9 @@
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 #include <utility>
 
 #include "emit/asl_emitter.h"
-#include "emit/json_build.h"
-#include "emit/json_text.h"
 
 namespace novacat {
 
@@ -65,23 +62,25 @@ Json Sub(const std::string& text) { return {{"Fn::Sub", text}}; }
 Json Role(const std::string& service, const std::string& policy_name,
           Json statements) {
   Json assume = Json::array();
-  assume.push_back(JsonObject("Effect", "Allow", "Principal",
-                              JsonObject("Service", service), "Action",
-                              "sts:AssumeRole"));
+  assume.push_back({{"Effect", "Allow"},
+                    {"Principal", {{"Service", service}}},
+                    {"Action", "sts:AssumeRole"}});
   Json policies = Json::array();
-  policies.push_back(JsonObject(
-      "PolicyName", policy_name, "PolicyDocument",
-      JsonObject("Version", "2012-10-17", "Statement", std::move(statements))));
-  return JsonObject("Type", "AWS::IAM::Role", "Properties",
-                    JsonObject("AssumeRolePolicyDocument",
-                               JsonObject("Version", "2012-10-17", "Statement",
-                                          std::move(assume)),
-                               "Policies", std::move(policies)));
+  policies.push_back(
+      {{"PolicyName", policy_name},
+       {"PolicyDocument",
+        {{"Version", "2012-10-17"}, {"Statement", std::move(statements)}}}});
+  return {{"Type", "AWS::IAM::Role"},
+          {"Properties",
+           {{"AssumeRolePolicyDocument",
+             {{"Version", "2012-10-17"}, {"Statement", std::move(assume)}}},
+            {"Policies", std::move(policies)}}}};
 }
 
 Json Allow(Json actions, Json resources) {
-  return JsonObject("Effect", "Allow", "Action", std::move(actions), "Resource",
-                    std::move(resources));
+  return {{"Effect", "Allow"},
+          {"Action", std::move(actions)},
+          {"Resource", std::move(resources)}};
 }
 
 // Where an event or a schedule's invocation that cannot be delivered
@@ -112,10 +111,10 @@ constexpr int kAsyncEventAgeSeconds = 21600;
 // `target` (a rule's or a schedule's) with the retry policy and the
 // dead-letter queue.
 Json Delivered(Json target) {
-  target["RetryPolicy"] =
-      JsonObject("MaximumRetryAttempts", kTargetRetries,
-                 "MaximumEventAgeInSeconds", kTargetEventAgeSeconds);
-  target["DeadLetterConfig"] = JsonObject("Arn", GetAtt(kUndelivered, "Arn"));
+  target["RetryPolicy"] = {
+      {"MaximumRetryAttempts", kTargetRetries},
+      {"MaximumEventAgeInSeconds", kTargetEventAgeSeconds}};
+  target["DeadLetterConfig"] = {{"Arn", GetAtt(kUndelivered, "Arn")}};
   return target;
 }
 
@@ -271,11 +270,7 @@ class WorkflowPartBuilder {
  public:
   // `asl`: EmitAsl(spec).
   WorkflowPartBuilder(const WorkflowSpec& spec, const std::string& asl)
-      : spec_(spec), asl_(asl) {
-    // Room for a workflow's dozen resources and a few triggers' more: an
-    // ordered_json object copies its members, deep, each time it grows.
-    part_.resources.get_ref<Json::object_t&>().reserve(32);
-  }
+      : spec_(spec), asl_(asl) {}
 
   StackPart Build() && {
     Workflow(spec_);
@@ -592,8 +587,7 @@ class StackBuilder {
   }
 
   Json Build() {
-    // Room for every member: growing would copy the resources, deep.
-    Json root = JsonObjectWithRoom(6);
+    Json root;
     root["AWSTemplateFormatVersion"] = "2010-09-09";
     std::string names;
     for (const auto& s : specs_)
@@ -742,20 +736,9 @@ class StackBuilder {
   }
 
   // to[key] = value for each member of `from`, in order: a key `to` has
-  // keeps its place. Keys are found through an index (ordered_json's
-  // operator[] compares the key with every member).
+  // keeps its place.
   static void Merge(Json& to, Json&& from) {
-    auto& members = to.get_ref<Json::object_t&>();
-    std::unordered_map<std::string, size_t> index;
-    for (size_t i = 0; i < members.size(); ++i)
-      index.emplace((members.begin() + i)->first, i);
-    for (auto& [key, value] : from.get_ref<Json::object_t&>()) {
-      auto [at, added] = index.emplace(key, members.size());
-      if (added)
-        AppendMember(members, key, std::move(value));
-      else
-        (members.begin() + at->second)->second = std::move(value);
-    }
+    for (auto& [key, value] : from.items()) to[key] = std::move(value);
   }
 
   // The catalog's bucket, kBucket.
@@ -957,7 +940,7 @@ std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs) {
 
 std::string EmitStack(const std::vector<std::unique_ptr<WorkflowSpec>>& specs,
                       std::vector<StackPart> parts) {
-  return PrettyJson(StackBuilder(specs, std::move(parts)).Build(), 2) + "\n";
+  return StackBuilder(specs, std::move(parts)).Build().dump(2) + "\n";
 }
 
 }  // namespace novacat

@@ -1,9 +1,9 @@
 // Finding bytes 8 at a time (the word tricks of "Bit Twiddling Hacks"), for
-// the escapers that copy long runs of plain text (JSON strings, C++ string
-// literals) and the loader's checks of mostly ASCII text. Each function returns
-// the high bit of every flagged byte of a little-endian word; the lowest flag
-// is exact (the tricks only err above a byte they flag), so FirstFlagged finds
-// the first such byte.
+// the escaper that copies long runs of plain text (C++ string literals) and
+// the loader's checks of mostly ASCII text. Each function returns the high
+// bit of every flagged byte of a little-endian word; the lowest flag is exact
+// (the tricks only err above a byte they flag), so FirstFlagged finds the
+// first such byte.
 #pragma once
 
 #include <bit>

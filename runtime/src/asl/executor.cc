@@ -985,28 +985,18 @@ bool StepIs(const Path& path, size_t i, const char* name) {
   return s && *s == name;
 }
 
-// Counts the bytes Json::dump() would produce, without producing them.
-class CountingOutput : public nlohmann::detail::output_adapter_protocol<char> {
- public:
-  void write_character(char) override { ++size; }
-  void write_characters(const char*, std::size_t length) override {
-    size += length;
-  }
-  size_t size = 0;
-};
-
 // Counts the bytes of Json::dump() (compact, UTF-8 as is, invalid UTF-8 an
 // error). Objects, arrays, ASCII strings, integers, booleans and null are
 // counted here, in one walk that allocates nothing; a float or a string
-// with a byte above 0x7F (which must be valid UTF-8) is counted by
-// nlohmann's serializer itself, so the count is always dump()'s.
+// with a byte above 0x7F (which must be valid UTF-8) is counted by dump()
+// itself, so the count is always dump()'s.
 class DumpSizer {
  public:
   // At least the bytes of value.dump(), from the tree's shape and string
   // lengths alone (a byte may take a 6-byte escape, a number 32), in a walk
   // that reads no string: well under the limit, no exact count is needed.
   static size_t UpperBound(const Json& value) {
-    using nlohmann::detail::value_t;
+    using value_t = Json::value_t;
     switch (value.type()) {
       case value_t::object: {
         const auto& members = value.get_ref<const Json::object_t&>();
@@ -1029,7 +1019,7 @@ class DumpSizer {
   }
 
   size_t operator()(const Json& value) {
-    using nlohmann::detail::value_t;
+    using value_t = Json::value_t;
     switch (value.type()) {
       case value_t::object: {
         const auto& members = value.get_ref<const Json::object_t&>();
@@ -1064,11 +1054,11 @@ class DumpSizer {
   }
 
  private:
-  // A string with its quotes and escapes as the serializer writes them.
+  // A string with its quotes and escapes as dump() writes them.
   size_t String(const std::string& s) {
     static const std::array<uint8_t, 256> kExtra = EscapeExtraBytes();
     size_t extra = 0;
-    unsigned high = 0;  // a byte above 0x7F: UTF-8, the serializer decides
+    unsigned high = 0;  // a byte above 0x7F: UTF-8, dump() decides
     for (unsigned char c : s) {
       extra += kExtra[c];
       high |= c;
@@ -1096,20 +1086,9 @@ class DumpSizer {
     return n;
   }
 
-  // Made on first use: its constructor reads the locale.
-  size_t Serialized(const Json& value) {
-    if (!serializer_) {
-      counter_ = std::make_shared<CountingOutput>();
-      serializer_.emplace(counter_, ' ',
-                          nlohmann::detail::error_handler_t::strict);
-    }
-    counter_->size = 0;
-    serializer_->dump(value, false, false, 0);
-    return counter_->size;
+  static size_t Serialized(const Json& value) {
+    return value.dump(-1, ' ', false, Json::error_handler_t::strict).size();
   }
-
-  std::shared_ptr<CountingOutput> counter_;
-  std::optional<nlohmann::detail::serializer<Json>> serializer_;
 };
 
 class Run {

@@ -56,7 +56,7 @@ class Builder : public nlohmann::json_sax<Json> {
     return true;
   }
   bool parse_error(std::size_t, const std::string&,
-                   const nlohmann::detail::exception& e) override {
+                   const Json::exception& e) override {
     error = e.what();
     return false;
   }
