@@ -24,14 +24,18 @@
 #    grow, as a ratio to the smallest of each (flat is 1x; each the median of
 #    SIZE_REPETITIONS (default 3) runs, interleaved as above); then chains of
 #    2,000 and 20,000 Pass and Choice states against aws-local-stepfunctions
-#    on the same definitions (transitions per second).
+#    on the same definitions (transitions per second), and the 20,000-state
+#    chain from the command line (`novacat simulate`, with and without
+#    --history: wall time and bytes printed).
 # 4. The single-table store: operations per second of every access pattern
 #    on SQLite (memory and file) and DynamoDB (dynalite) against MemoryTable,
 #    and lease acquisition under contention with 2, 8 and 32 workers.
 #    STORE_MIN_TIME (seconds, default 0.3) is the local backends' minimum run
 #    time per benchmark; dynalite runs a fixed number of iterations
 #    (STORE_DYNAMO_ITERATIONS, default 250).
-# Builds only the benchmarks and novacat-gen in build/release, with JOBS
+# 5. The developer's loop: scripts/bench_loop.sh (its header says what it
+#    times); SKIP_LOOP=1 skips it.
+# Builds only the benchmarks, novacat-gen and novacat in build/release, with JOBS
 # (default: every core) jobs. ctest -R bench.smoke is the CI's quick run of
 # every benchmark (it asserts no timing).
 set -euo pipefail
@@ -41,7 +45,7 @@ cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DNOVACAT_BUILD_TESTS=OFF
   -DNOVACAT_BUILD_BENCHMARKS=ON \
   >/dev/null
 cmake --build build/release -j "${JOBS:-$(nproc)}" --target novacat-gen \
-  generation_bench executor_bench store_bench >/dev/null
+  novacat generation_bench executor_bench store_bench >/dev/null
 runs=${RUNS:-20}
 exec_seconds=${EXEC_SECONDS:-3}
 exec_repetitions=${EXEC_REPETITIONS:-5}
@@ -205,6 +209,44 @@ print(f"chain of {n:,} Pass and Choice states: novacat {ours['items_per_second']
 PY
 done
 
+# The same 20,000-state chain from the command line, as a user runs it:
+# `novacat simulate` (one process: start, load, run, print), without the
+# history and with it (--history), against aws-local-stepfunctions' time
+# per execution from the run above.
+build/release/executor_bench --print-chain 20000 >"$chain"
+python3 - "$chain" "$chain.asl.json" "$chain.input.json" <<'PY'
+import json, sys
+scenario = json.load(open(sys.argv[1]))
+json.dump(scenario["definition"], open(sys.argv[2], "w"))
+json.dump(scenario.get("input", {}), open(sys.argv[3], "w"))
+PY
+echo '{}' >"$chain.script.json"
+simulate=(build/release/workflows/novacat simulate "$chain.asl.json"
+  --script "$chain.script.json" --input "@$chain.input.json")
+quietly "${simulate[@]}"
+plain_us=() history_us=()
+for _ in $(seq 5); do
+  plain_us+=("$(time_run "${simulate[@]}")")
+  history_us+=("$(time_run "${simulate[@]}" --history)")
+done
+plain_bytes=$("${simulate[@]}" | wc -c)
+history_bytes=$("${simulate[@]}" --history | wc -c)
+theirs=$(cd tests/tools && node_modules/.bin/node bench_local_sfn.mjs \
+  "$chain" "$exec_seconds")
+python3 - "$(printf '%s\n' "${plain_us[@]}" | median)" \
+  "$(printf '%s\n' "${history_us[@]}" | median)" "$plain_bytes" \
+  "$history_bytes" "$theirs" <<'PY'
+import json, sys
+plain, history = float(sys.argv[1]) / 1e6, float(sys.argv[2]) / 1e6
+theirs = 1 / json.loads(sys.argv[5])["per_second"]
+print(f"novacat simulate, chain of 20,000 (median of 5 processes): "
+      f"{plain * 1e3:.1f} ms, {int(sys.argv[3]):,} bytes out; with --history "
+      f"{history * 1e3:.1f} ms, {int(sys.argv[4]):,} bytes; "
+      f"aws-local-stepfunctions {theirs * 1e3:.1f} ms an execution in process: "
+      f"{theirs / plain:.1f}x and {theirs / history:.1f}x")
+PY
+rm -f "$chain".*
+
 # 4. The store (see the header): the JSON feeds the summary tables.
 echo
 echo "== 4. The store"
@@ -274,3 +316,7 @@ for r in failed:
           file=sys.stderr)
 sys.exit(1 if failed else 0)
 PY
+
+
+# 5. The developer's loop (see the header).
+[ "${SKIP_LOOP:-0}" = 1 ] || scripts/bench_loop.sh
