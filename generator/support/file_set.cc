@@ -1,10 +1,13 @@
 #include "support/file_set.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -231,6 +234,61 @@ bool WriteAtomically(const fs::path& path, const std::string& content,
   return true;
 }
 
+// Whether `name` is a temporary file WriteAtomically makes:
+// "<file>.tmp.<pid>".
+bool IsTemporaryName(const std::string& name) {
+  const size_t at = name.rfind(".tmp.");
+  if (at == std::string::npos || at + 5 == name.size()) return false;
+  for (size_t i = at + 5; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return false;
+  return true;
+}
+
+// The temporary files under `root` (relative paths, sorted): under the
+// folder's lock, only a run that died between writing one and renaming it
+// can have left them.
+std::vector<std::string> TemporaryFiles(const fs::path& root) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->is_regular_file(ec) &&
+        IsTemporaryName(it->path().filename().string()))
+      found.push_back(fs::relative(it->path(), root, ec).generic_string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// An advisory lock on the output folder (flock on the folder itself, so
+// that no lock file joins the generated ones): exclusive for a run that
+// writes, shared for one that compares. Held until destroyed, and released
+// by the kernel when the process dies, so a killed run never leaves it
+// held. A folder that cannot be opened is not locked (the run then fails on
+// the folder itself, with a clearer message).
+class FolderLock {
+ public:
+  FolderLock(const fs::path& dir, bool exclusive) {
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) return;
+    const int mode = exclusive ? LOCK_EX : LOCK_SH;
+    if (::flock(fd_, mode | LOCK_NB) == 0) return;
+    std::fprintf(stderr,
+                 "novacat-gen: waiting for another novacat-gen using %s\n",
+                 dir.c_str());
+    while (::flock(fd_, mode) != 0 && errno == EINTR) {
+    }
+  }
+  ~FolderLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace
 
 bool WriteFileAtomically(const std::string& path, const std::string& content,
@@ -280,7 +338,10 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
                       bool prune) {
   SyncReport report;
   const fs::path root(out_dir);
-  // The manifest's text: nothing rewrites it before the end.
+  std::error_code created;
+  fs::create_directories(root, created);  // to lock it; errors come below
+  const FolderLock lock(root, /*exclusive=*/true);
+  // The manifest's text, before this run's.
   std::optional<std::string> current;
   const Manifest old = ReadManifest(root, &current);
   // Plan first: refuse before anything is written.
@@ -295,6 +356,26 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
   }
   if (!report.errors.empty()) return report;
   std::string error;
+  // What a run killed before it renamed its temporary files left.
+  for (const auto& path : TemporaryFiles(root)) {
+    std::error_code ec;
+    if (fs::remove(root / path, ec)) report.removed.push_back(path);
+  }
+  // The manifest first lists every file this run may write as well as the
+  // old ones, so that a run interrupted from here on leaves only files the
+  // manifest claims: the next run rewrites or removes them instead of
+  // refusing them as a person's.
+  const Manifest next = NextManifest(files, old, /*keep_others=*/!prune);
+  Manifest interim = old;
+  for (const auto& [path, entry] : next) interim[path] = entry;
+  const std::string interim_text = FormatManifest(interim);
+  if (!current || *current != interim_text) {
+    if (!WriteAtomically(root / kManifestName, interim_text, &error)) {
+      report.errors.push_back(error);
+      return report;
+    }
+    current = interim_text;
+  }
   for (const auto& [path, file] : files.files()) {
     if (FileHolds((root / path).string(), file.content)) {
       report.unchanged.push_back(path);
@@ -306,7 +387,6 @@ SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
     }
     report.written.push_back(path);
   }
-  const Manifest next = NextManifest(files, old, /*keep_others=*/!prune);
   for (const auto& [path, entry] : old) {
     if (next.count(path)) continue;
     std::error_code ec;
@@ -334,6 +414,15 @@ std::vector<std::string> WriteScaffolds(const FileSet& files,
   const fs::path root(dir);
   for (const auto& [path, content] : files.scaffolds()) {
     std::error_code ec;
+    // A run killed while writing this scaffold left its temporary file.
+    for (fs::directory_iterator it((root / path).parent_path(), ec), end;
+         !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.rfind(fs::path(path).filename().string() + ".tmp.", 0) == 0 &&
+          IsTemporaryName(name))
+        fs::remove(it->path(), ec);
+    }
+    ec.clear();
     if (fs::exists(root / path, ec)) continue;
     std::string error;
     if (!WriteAtomically(root / path, content, &error)) {
@@ -348,6 +437,7 @@ std::vector<std::string> WriteScaffolds(const FileSet& files,
 CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
   CheckReport report;
   const fs::path root(out_dir);
+  const FolderLock lock(root, /*exclusive=*/false);  // no run half-written
   const Manifest old = ReadManifest(root);
   const Manifest next = NextManifest(files, old, /*keep_others=*/false);
   // Every file by path, the manifest among them, without copying them.
@@ -370,6 +460,15 @@ CheckReport CheckFiles(const FileSet& files, const std::string& out_dir) {
     ++report.stale;
     report.findings.emplace_back(path, "orphaned");
     report.diff += UnifiedDiff(path, *current, "");
+  }
+  for (const auto& path : TemporaryFiles(root)) {
+    ++report.stale;
+    report.findings.emplace_back(path,
+                                 "a temporary file of an interrupted run");
+    report.diff += fmt::format(
+        "Only in {}: {} (a temporary file of an interrupted run; novacat-gen "
+        "removes it)\n",
+        out_dir, path);
   }
   report.manifest = manifest;
   return report;

@@ -110,8 +110,9 @@ std::vector<std::string> WorkflowsNotGiven(const FileSet& files,
 struct SyncReport {
   std::vector<std::string> written;    // created or changed
   std::vector<std::string> unchanged;  // already identical
-  std::vector<std::string> removed;    // orphans deleted
-  std::vector<std::string> errors;     // nothing was written when non-empty
+  // Orphans deleted, and temporary files an interrupted run left.
+  std::vector<std::string> removed;
+  std::vector<std::string> errors;  // nothing was written when non-empty
 };
 
 // Writes `files` under `out_dir` atomically (temporary file + rename), only
@@ -121,6 +122,11 @@ struct SyncReport {
 // file to write exists but is not in the manifest.
 // With `prune`, the files of workflows not in this run are deleted too (the
 // spec is gone): the output folder then holds exactly `files`.
+// Interruptible and exclusive: the run holds an exclusive lock on the
+// folder (another run waits, saying so on stderr); the manifest lists every
+// file it may write before the first is written, so that a run killed at
+// any point leaves a folder the next run completes; temporary files a
+// killed run left are removed.
 SyncReport WriteFiles(const FileSet& files, const std::string& out_dir,
                       bool prune = false);
 
@@ -128,14 +134,17 @@ struct CheckReport {
   std::string diff;  // unified diff of every difference, "" when in sync
   int stale = 0;     // files that differ, are missing or are orphaned
   // Each stale file (relative to the output folder) and what is wrong with
-  // it: "out of date", "missing" or "orphaned", in the order of `diff`.
+  // it: "out of date", "missing", "orphaned" or "a temporary file of an
+  // interrupted run", in the order of `diff`.
   std::vector<std::pair<std::string, std::string>> findings;
   // The manifest the files make, which the folder's must hold.
   std::string manifest;
 };
 
 // Compares `files` (and the manifest) with `out_dir` without writing. The
-// whole folder is compared: files of workflows not in `files` are orphans.
+// whole folder is compared: files of workflows not in `files` are orphans,
+// and a temporary file an interrupted run left is stale too. Holds a shared
+// lock on the folder: it waits for a run writing there.
 CheckReport CheckFiles(const FileSet& files, const std::string& out_dir);
 
 // A unified diff of `before` → `after` labelled with `path`.

@@ -179,6 +179,54 @@ TEST_F(FileSetTest, RemovesAWorkflowsOwnOrphansAndKeepsFrozenVersions) {
   EXPECT_FALSE(v2.Add("w/a.json", "b\n", "x"));
 }
 
+// A run that stops after writing some files (here: the second file's
+// folder is a file, so its write fails) leaves a manifest that claims
+// every file it meant to write: the next run, the obstacle gone, completes
+// the folder instead of refusing the first file as a person's.
+TEST_F(FileSetTest, ARunInterruptedMidwayIsCompletedByTheNext) {
+  FileSet files;
+  files.Add("w/a.json", "1\n", "w");
+  files.Add("w2/b.json", "2\n", "w");
+  Put("w2", "in the way");
+  const SyncReport interrupted = WriteFiles(files, dir_.string());
+  EXPECT_EQ(interrupted.written, std::vector<std::string>{"w/a.json"});
+  ASSERT_EQ(interrupted.errors.size(), 1u);
+  EXPECT_EQ(Read("MANIFEST"),
+            "# Files written by novacat-gen; it replaces or deletes only "
+            "these (frozen: kept, never rewritten).\nw/a.json\tw\n"
+            "w2/b.json\tw\n");
+  fs::remove(dir_ / "w2");
+  const SyncReport completed = WriteFiles(files, dir_.string());
+  EXPECT_EQ(completed.errors, std::vector<std::string>{});
+  EXPECT_EQ(completed.written, std::vector<std::string>{"w2/b.json"});
+  EXPECT_EQ(completed.unchanged, std::vector<std::string>{"w/a.json"});
+  EXPECT_EQ(CheckFiles(files, dir_.string()).stale, 0);
+}
+
+// A temporary file a killed run left ("<file>.tmp.<pid>") is stale for
+// --check, and the next run removes it.
+TEST_F(FileSetTest, TemporaryFilesOfAKilledRunAreReportedThenRemoved) {
+  FileSet files;
+  files.Add("w/a.json", "1\n", "w");
+  ASSERT_TRUE(WriteFiles(files, dir_.string()).errors.empty());
+  Put("w/a.json.tmp.4242", "half");
+  Put("w/a.json.tmp.notapid", "a person's");
+  const CheckReport check = CheckFiles(files, dir_.string());
+  EXPECT_EQ(check.stale, 1);
+  EXPECT_EQ(
+      check.findings,
+      (std::vector<std::pair<std::string, std::string>>{
+          {"w/a.json.tmp.4242", "a temporary file of an interrupted run"}}));
+  EXPECT_EQ(check.diff, "Only in " + dir_.string() +
+                            ": w/a.json.tmp.4242 (a temporary file of an "
+                            "interrupted run; novacat-gen removes it)\n");
+  const SyncReport cleaned = WriteFiles(files, dir_.string());
+  EXPECT_EQ(cleaned.removed, std::vector<std::string>{"w/a.json.tmp.4242"});
+  EXPECT_FALSE(fs::exists(dir_ / "w/a.json.tmp.4242"));
+  EXPECT_TRUE(fs::exists(dir_ / "w/a.json.tmp.notapid"));
+  EXPECT_EQ(CheckFiles(files, dir_.string()).stale, 0);
+}
+
 }  // namespace
 }  // namespace file_set_test
 }  // namespace novacat
