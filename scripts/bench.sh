@@ -126,7 +126,7 @@ exec_json=$(mktemp)
 store_json=$(mktemp)
 chain=$(mktemp)
 happy_runs=$(mktemp)
-trap 'rm -rf "$records" "$gen_json" "$exec_json" "$store_json" "$chain" "$happy_runs"' EXIT
+trap 'rm -rf "$gen_json" "$exec_json" "$store_json" "$chain" "$happy_runs"' EXIT
 gen_filter="BM_Generate/($(echo ${GEN_STATES:-100 1000 10000} | tr ' ' '|'))/"
 quietly build/release/generation_bench --benchmark_min_time=0.5 \
   --benchmark_repetitions="${GEN_REPETITIONS:-5}" \
