@@ -61,6 +61,31 @@ struct PathIndex {
   std::unordered_map<std::string, const nlohmann::ordered_json*> host_success;
 };
 
+// The plan's cases as text: each case is dumped when it is added, then
+// dropped, so that a large workflow's plan is never held whole as a JSON
+// tree (on 10,000 states that tree, copied into the document, made
+// generation superlinear). The text is the "cases" array of the plan's
+// dump(1): each case's own dump(1), its lines two spaces further in.
+class PlanCases {
+ public:
+  // `room`: the text's expected size (some 4 KB a state).
+  explicit PlanCases(size_t room) { text_.reserve(room); }
+
+  void push_back(const Json& c) {
+    text_ += count_++ == 0 ? "  " : ",\n  ";
+    for (const char ch : c.dump(1)) {
+      text_ += ch;
+      if (ch == '\n') text_ += "  ";
+    }
+  }
+  size_t size() const { return count_; }
+  std::string& text() { return text_; }
+
+ private:
+  std::string text_;
+  size_t count_ = 0;
+};
+
 class PlanBuilder {
  public:
   // Indexes the spec once: every lookup Build makes per state of a path
@@ -86,7 +111,7 @@ class PlanBuilder {
   }
 
   // Appends the plan's cases to the array `cases`.
-  void Build(Json& cases) {
+  void Build(PlanCases& cases) {
     std::vector<PathPlan> paths;
     PathPlan start;
     Walk(spec_.graph.start, start, paths);
@@ -801,7 +826,7 @@ class PlanBuilder {
   void AddFailureCases(const State& task, const PathPlan& base,
                        const PathIndex& index, const std::string& base_name,
                        const std::optional<Json>& base_host,
-                       Json& cases) const {
+                       PlanCases& cases) const {
     const bool in_map = EnclosingMap(task.name) != nullptr;
     const int retries = task.retry ? task.retry->max_attempts : 0;
     Json waits = Json::array();
@@ -1251,7 +1276,7 @@ class PlanBuilder {
   // entry in `base` that produces its items, or null.
   void AddMapCases(const State& map, const PathPlan& base,
                    const std::string& base_name, const State* producer,
-                   Json& cases) const {
+                   PlanCases& cases) const {
     Json item_doc = base.item_doc;
     const std::vector<std::string> walk = ItemWalk(*map.item_states, item_doc);
     std::vector<const State*> tasks;
@@ -1425,18 +1450,27 @@ class PlanBuilder {
 }  // namespace
 
 std::string EmitConformancePlan(const WorkflowSpec& spec) {
-  Json cases = Json::array();
+  size_t states = 0;
+  for (const auto& s : spec.graph.states)
+    states += 1 + (s.item_states ? s.item_states->states.size() : 0);
+  PlanCases cases(states * 4096);
   PlanBuilder(spec).Build(cases);
-  const size_t count = cases.size();
-  Json plan = {
+  const Json head = {
       {"generated_by",
        fmt::format("novacat-gen from {}; do not edit",
                    spec.file.substr(spec.file.find_last_of('/') + 1))},
       {"workflow", spec.workflow},
       {"runner", "runtime/include/novacat/runtime/testing/conformance.h"},
-      {"case_count", count},
-      {"cases", std::move(cases)}};
-  return plan.dump(1) + "\n";
+      {"case_count", cases.size()}};
+  // The head's dump(1) without its closing "\n}", then the cases: the
+  // whole plan's dump(1).
+  std::string out = head.dump(1);
+  out.resize(out.size() - 2);
+  if (cases.size() == 0) return out + ",\n \"cases\": []\n}\n";
+  out += ",\n \"cases\": [\n";
+  out += cases.text();
+  out += "\n ]\n}\n";
+  return out;
 }
 
 }  // namespace novacat
