@@ -63,16 +63,7 @@ time_run() {  # prints the wall time of one run of "$@", in microseconds
 median() {  # of the numbers on stdin, one per line, as the Python below
   python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.stdin))'
 }
-# Runs "$@" with its output hidden (Google Benchmark's context, the specs'
-# warnings), shown when it fails.
-quietly() {
-  local log status=0
-  log=$(mktemp)
-  "$@" >"$log" 2>&1 || status=$?
-  [ "$status" -eq 0 ] || { cat "$log" >&2; echo "bench.sh: failed: $*" >&2; }
-  rm -f "$log"
-  return "$status"
-}
+source scripts/bench_lib.sh  # quietly
 # Both must succeed (a failing run is no figure): once, untimed, checked.
 quietly "$gen" --check -q specs/*.yaml
 quietly "$validator" "${args[@]}"

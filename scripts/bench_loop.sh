@@ -9,15 +9,7 @@
 # and the build with it, when the script ends, whatever the reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Runs "$@" with its output hidden, shown when it fails.
-quietly() {
-  local log status=0
-  log=$(mktemp)
-  "$@" >"$log" 2>&1 || status=$?
-  [ "$status" -eq 0 ] || { cat "$log" >&2; echo "bench_loop.sh: failed: $*" >&2; }
-  rm -f "$log"
-  return "$status"
-}
+source scripts/bench_lib.sh  # quietly
 loop_spec=${LOOP_SPEC:-ingest_new_nova}
 loop_runs=${LOOP_RUNS:-3}
 echo "== 5. The developer's loop: one retry changed in specs/$loop_spec.yaml, generated, rebuilt, its conformance tests run (median of $loop_runs)"
