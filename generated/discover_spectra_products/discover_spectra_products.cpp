@@ -556,6 +556,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.input_defaults = nlohmann::json::parse("{\"providers\":[\"ESO\",\"MAST\"]}");
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
+  facts.lock_lease_seconds = 11416;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "providers", "provider", "dataset_count_new", "dataset_count_existing", "quarantined_count"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.job_run_output = {"provider_summaries", "provider_failures", "dataset_count_new", "dataset_count_existing", "quarantined_count"};

@@ -163,7 +163,7 @@ runtime::Parsed<DownloadDatasetsItem> DownloadDatasetsItem::FromJson(const nlohm
   value.correlation_id = reader.Uuid("correlation_id", runtime::Rules{});
   value.job_run_id = reader.String("job_run_id", runtime::Rules{});
   value.dataset_id = reader.Uuid("dataset_id", runtime::Rules{});
-  value.lease_status = reader.String("lease_status", runtime::Rules{}.OneOf({"ACQUIRED", "HELD_BY_OTHER", "NOT_ACQUIRABLE"}));
+  value.lease_status = reader.String("lease_status", runtime::Rules{}.OneOf({"ACQUIRED", "HELD_BY_OTHER", "NOT_ACQUIRABLE", "LOST"}));
   value.sha256 = reader.String("sha256", runtime::Rules{});
   value.byte_length = reader.Integer("byte_length", runtime::Rules{});
   value.etag = reader.String("etag", runtime::Rules{});
@@ -267,7 +267,7 @@ runtime::Parsed<AcquireDatasetLeaseOutput> AcquireDatasetLeaseOutput::FromJson(c
   if (!reader.ok()) return result;
   AcquireDatasetLeaseOutput value;
   value.dataset_id = reader.Uuid("dataset_id", runtime::Rules{});
-  value.lease_status = reader.String("lease_status", runtime::Rules{}.OneOf({"ACQUIRED", "HELD_BY_OTHER", "NOT_ACQUIRABLE"}));
+  value.lease_status = reader.String("lease_status", runtime::Rules{}.OneOf({"ACQUIRED", "HELD_BY_OTHER", "NOT_ACQUIRABLE", "LOST"}));
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
@@ -334,6 +334,7 @@ runtime::Parsed<RecordDatasetFailureOutput> RecordDatasetFailureOutput::FromJson
   value.validation_status = reader.String("validation_status", runtime::Rules{}.OneOf({"VALID", "QUARANTINED", "TERMINAL_INVALID", "RETRYABLE_ERROR"}));
   if (auto v = reader.String("quarantine_reason_code", runtime::Rules{}.Nullable())) value.quarantine_reason_code = std::move(*v);
   if (reader.IsNull("quarantine_reason_code")) value.quarantine_reason_code.emplace();
+  value.lease_status = reader.String("lease_status", runtime::Rules{}.OneOf({"ACQUIRED", "HELD_BY_OTHER", "NOT_ACQUIRABLE", "LOST"}));
   if (errors.empty()) result.value = std::move(value);
   return result;
 }
@@ -342,6 +343,7 @@ nlohmann::json RecordDatasetFailureOutput::ToJson() const {
   nlohmann::json json = nlohmann::json::object();
   if (validation_status) json["validation_status"] = runtime::Encode(*validation_status);
   if (quarantine_reason_code) json["quarantine_reason_code"] = runtime::Encode(*quarantine_reason_code);
+  if (lease_status) json["lease_status"] = runtime::Encode(*lease_status);
   return json;
 }
 
@@ -421,6 +423,7 @@ nlohmann::json Dispatch(DownloadAndValidateSpectraSteps& steps, std::string_view
     nlohmann::json result = document;
     if (output.validation_status) result["validation_status"] = runtime::Encode(*output.validation_status);
     if (output.quarantine_reason_code) result["quarantine_reason_code"] = runtime::Encode(*output.quarantine_reason_code);
+    if (output.lease_status) result["lease_status"] = runtime::Encode(*output.lease_status);
     return result;
   }
   throw runtime::TerminalError("'" + std::string(state_name) +
@@ -444,6 +447,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.input_defaults = nlohmann::json::parse("{}");
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 21600;
+  facts.lock_lease_seconds = 546566;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "dataset_id", "eligible_count", "lease_status", "sha256", "byte_length", "validation_status", "quarantine_reason_code", "valid_count", "quarantined_count", "failed_count", "skipped_count"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.job_run_output = {};
@@ -471,6 +475,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
     (void)document;
     if (state_name == "DownloadSpectrum") return DownloadSpectrumDedupeKey(runtime::RequireString(document, "dataset_id"), runtime::RequireString(document, "job_run_id"));
     if (state_name == "ValidateSpectrum") return ValidateSpectrumDedupeKey(runtime::RequireString(document, "dataset_id"), runtime::RequireString(document, "sha256"));
+    if (state_name == "RecordDatasetFailure") return RecordDatasetFailureDedupeKey(runtime::RequireString(document, "dataset_id"), runtime::RequireString(document, "job_run_id"));
     return std::nullopt;
   };
   return binding;
@@ -925,7 +930,20 @@ R"json({
                 "JitterStrategy": "NONE"
               }
             ],
+            "Catch": [
+              {
+                "ErrorEquals": [
+                  "States.ALL"
+                ],
+                "ResultPath": "$.error",
+                "Next": "DatasetFailureUnrecorded"
+              }
+            ],
             "End": true
+          },
+          "DatasetFailureUnrecorded": {
+            "Type": "Succeed",
+            "Comment": "RecordDatasetFailure failed too (the store down past its retries): the item ends with its error unrecorded and counts as failed; the dataset keeps its lease until it expires, then a later run takes it again. The other datasets continue."
           }
         }
       },
@@ -1214,6 +1232,15 @@ std::string ValidateSpectrumDedupeKey(std::string_view dataset_id, std::string_v
   key_ += dataset_id;
   key_ += ":";
   key_ += sha256;
+  return key_;
+}
+
+std::string RecordDatasetFailureDedupeKey(std::string_view dataset_id, std::string_view job_run_id) {
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "DatasetFailure:";
+  key_ += dataset_id;
+  key_ += ":";
+  key_ += job_run_id;
   return key_;
 }
 

@@ -354,6 +354,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.input_defaults = nlohmann::json::parse("{}");
   facts.nova_scoped = false;
   facts.time_bucket_seconds = 0;
+  facts.lock_lease_seconds = 1080;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "bucket", "key"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "etag", "nova_id", "dataset_id", "lease_status", "ingestion_status", "rows_usable", "rows_bad", "quarantine_reason_code"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.job_run_output = {};
@@ -382,6 +383,8 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
     (void)state_name;
     (void)document;
     if (state_name == "IngestPhotometry") return IngestPhotometryDedupeKey(runtime::RequireString(document, "dataset_id"), runtime::RequireString(document, "etag"));
+    if (state_name == "RecordIngestionQuarantine") return RecordIngestionQuarantineDedupeKey(runtime::RequireString(document, "dataset_id"), runtime::RequireString(document, "job_run_id"));
+    if (state_name == "RecordIngestionFailure") return RecordIngestionFailureDedupeKey(runtime::RequireString(document, "dataset_id"), runtime::RequireString(document, "job_run_id"));
     return std::nullopt;
   };
   return binding;
@@ -1152,6 +1155,24 @@ std::string IngestPhotometryDedupeKey(std::string_view dataset_id, std::string_v
   key_ += dataset_id;
   key_ += ":";
   key_ += etag;
+  return key_;
+}
+
+std::string RecordIngestionQuarantineDedupeKey(std::string_view dataset_id, std::string_view job_run_id) {
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "PhotometryQuarantine:";
+  key_ += dataset_id;
+  key_ += ":";
+  key_ += job_run_id;
+  return key_;
+}
+
+std::string RecordIngestionFailureDedupeKey(std::string_view dataset_id, std::string_view job_run_id) {
+  std::string key_;  // not `key`: a field of that name is a parameter
+  key_ += "PhotometryFailure:";
+  key_ += dataset_id;
+  key_ += ":";
+  key_ += job_run_id;
   return key_;
 }
 

@@ -174,6 +174,7 @@ class IngestPhotometryDatasetSteps {
   // IngestPhotometry: Reads the object, checks the light curve row by row, stores the usable rows as the derived light curve, records the ingestion status and the artifact's pointer, and ends the lease.
   // Timeout 120s; 2 retries of RETRYABLE errors after 2s, 10s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 10).
   // May raise RETRYABLE: transient_store_failure.
+  // May raise TERMINAL: lease_lost.
   // May raise QUARANTINE: invalid_photometry.
   // Dedupe key: Photometry:{dataset_id}:{etag}
   // Access patterns: AP-PHOT-3.
@@ -183,6 +184,7 @@ class IngestPhotometryDatasetSteps {
   // RecordIngestionQuarantine: Records the quarantined ingestion on the dataset (validation QUARANTINED with the cause's reason code, ingestion_status QUARANTINED) and ends the lease; the run is then quarantined.
   // Timeout 20s; 2 retries of RETRYABLE errors after 2s, 10s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 10).
   // May raise RETRYABLE: transient_store_failure.
+  // Dedupe key: PhotometryQuarantine:{dataset_id}:{job_run_id}
   // Access patterns: AP-PHOT-3.
   virtual RecordIngestionQuarantineOutput RecordIngestionQuarantine(const IngestPhotometryDatasetState& state,
       runtime::StepContext& context) = 0;
@@ -190,6 +192,7 @@ class IngestPhotometryDatasetSteps {
   // RecordIngestionFailure: Records the failed ingestion on the dataset (FAILED_TERMINAL, or FAILED_RETRYABLE when the retries ran out, from the caught error's class) and ends the lease, so that a later run can lease it again; the run then fails.
   // Timeout 20s; 2 retries of RETRYABLE errors after 2s, 10s (IntervalSeconds 2, BackoffRate 5, MaxDelaySeconds 10).
   // May raise RETRYABLE: transient_store_failure.
+  // Dedupe key: PhotometryFailure:{dataset_id}:{job_run_id}
   // Access patterns: AP-PHOT-3.
   virtual RecordIngestionFailureOutput RecordIngestionFailure(const IngestPhotometryDatasetState& state,
       runtime::StepContext& context) = 0;
@@ -230,6 +233,12 @@ std::string WorkflowIdempotencyKey(std::string_view bucket, std::string_view key
 
 // Photometry:{dataset_id}:{etag}
 std::string IngestPhotometryDedupeKey(std::string_view dataset_id, std::string_view etag);
+
+// PhotometryQuarantine:{dataset_id}:{job_run_id}
+std::string RecordIngestionQuarantineDedupeKey(std::string_view dataset_id, std::string_view job_run_id);
+
+// PhotometryFailure:{dataset_id}:{job_run_id}
+std::string RecordIngestionFailureDedupeKey(std::string_view dataset_id, std::string_view job_run_id);
 
 
 }  // namespace novacat::ingest_photometry_dataset

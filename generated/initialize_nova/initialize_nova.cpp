@@ -376,6 +376,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.input_defaults = nlohmann::json::parse("{}");
   facts.nova_scoped = false;
   facts.time_bucket_seconds = 86400;
+  facts.lock_lease_seconds = 1304;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "candidate_name"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "normalized_candidate_name", "nova_id", "resolved_ra", "resolved_dec", "resolved_epoch", "coordinate_match_min_sep_arcsec", "coordinate_match_outcome"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.job_run_output = {};

@@ -396,6 +396,7 @@ runtime::WorkflowBinding MakeBinding(runtime::DomainDispatch dispatch) {
   facts.input_defaults = nlohmann::json::parse("{}");
   facts.nova_scoped = true;
   facts.time_bucket_seconds = 86400;
+  facts.lock_lease_seconds = 30768;
   facts.log_spec = runtime::LogSpec{ {"workflow_name", "execution_arn", "job_run_id", "state_name", "attempt_number", "schema_version", "correlation_id", "nova_id"}, {"workflow_idempotency_key", "step_dedupe_key", "error_classification", "error_fingerprint", "reference_source", "candidate_count", "upsert_count", "link_count", "quarantined_count", "discovery_date_old", "discovery_date_new"} };
   facts.errors = runtime::ErrorNames{ "RetryableError", "TerminalError", "QuarantineError", {"States.Timeout", "Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException", "Lambda.TooManyRequestsException", "Lambda.Unknown", "Sandbox.Timedout", "Runtime.ExitError", "Runtime.OutOfMemory"} };
   facts.job_run_output = {"references_from", "source_quota", "candidate_count", "upsert_count", "link_count", "quarantined_count"};

@@ -880,10 +880,18 @@ class SpecChecker {
   void CheckCatchTargets(const StateGraph& graph, const State& state) {
     if (!state.catch_override) return;
     if (&graph != &spec_.graph) {
-      Error(state.catch_override->location, "builtin-scope",
-            fmt::format("'catch' has no effect on Map item state '{}'; the "
-                        "Map's 'item_failure' routes item errors",
-                        state.name));
+      // Inside items the Map's item_failure routes errors by class; a
+      // state may add a failure route (States.ALL), nothing else.
+      const CatchRoutes& c = *state.catch_override;
+      if (c.none || !c.quarantine.empty() || c.failure.empty()) {
+        Error(state.catch_override->location, "builtin-scope",
+              fmt::format("Map item state '{}' may set only 'catch: "
+                          "{{failure: <item state>}}'; the Map's "
+                          "'item_failure' routes item errors by class",
+                          state.name));
+        return;
+      }
+      CheckTarget(graph, c.failure, c.failure_location);
       return;
     }
     if (state.catch_override->none) return;

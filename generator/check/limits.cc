@@ -109,6 +109,11 @@ WorstCase ComputeWorstCase(const WorkflowSpec& spec) {
   return Longest(spec, spec.graph);
 }
 
+int64_t LockLeaseSeconds(const WorkflowSpec& spec) {
+  const WorstCase worst = ComputeWorstCase(spec);
+  return worst.bounded ? worst.seconds : kMaxExecutionSeconds;
+}
+
 std::string FormatSeconds(int64_t seconds) {
   // "1h 2m 3s", without zero parts ("16m", "2h 5s"); "0s" for nothing.
   std::string out;

@@ -30,6 +30,14 @@ struct WorstCase {
 // The worst-case duration of `spec` (its top-level graph).
 WorstCase ComputeWorstCase(const WorkflowSpec& spec);
 
+// How long an idempotency lock keeps duplicates out when its run never
+// releases it: the workflow's worst-case duration, which no live run
+// outlasts, or Step Functions' longest execution (one year) when a cycle
+// leaves it unbounded. A run that died sooner is reaped, not waited for
+// (docs/manual.md, Runs that die).
+int64_t LockLeaseSeconds(const WorkflowSpec& spec);
+inline constexpr int64_t kMaxExecutionSeconds = 365 * 24 * 3600;
+
 // "1h 2m 3s", "45s".
 std::string FormatSeconds(int64_t seconds);
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "check/backoff.h"
+#include "check/limits.h"
 #include "emit/asl_emitter.h"
 #include "emit/templates.h"
 #include "model/routes.h"
@@ -756,6 +757,7 @@ class CppBuilder {
         "\"" + CppStringLiteral(defaults.dump()) + "\"");
     Put(data, "time_bucket_or_zero",
         std::to_string(spec_.time_bucket_seconds.value_or(0)));
+    Put(data, "lock_lease_seconds", std::to_string(LockLeaseSeconds(spec_)));
     // The governance's log fields, then the workflow's own: a name listed
     // twice keeps its first place, a when-known field also required is
     // required. The runtime lists none itself.

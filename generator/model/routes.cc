@@ -96,13 +96,24 @@ std::vector<CatchRoute> CatchRoutesFor(const WorkflowSpec& spec,
     return routes;
   if (&graph != &spec.graph) {
     const State* map = spec.FindEnclosingMap(state.name);
-    if (!map || !map->item_failure) return routes;
-    const ItemFailure& f = *map->item_failure;
-    if (f.next.empty() || Downstream(graph, f.next, state.name)) return routes;
-    CatchRoute route;
-    route.classes = f.classes;
-    route.next = f.next;
-    routes.push_back(route);
+    if (map && map->item_failure) {
+      const ItemFailure& f = *map->item_failure;
+      if (!f.next.empty() && !Downstream(graph, f.next, state.name)) {
+        CatchRoute route;
+        route.classes = f.classes;
+        route.next = f.next;
+        routes.push_back(route);
+      }
+    }
+    // An item state's own failure route (only `failure` is allowed there),
+    // after the classes, except from that route's target and what follows.
+    if (state.catch_override && !state.catch_override->failure.empty() &&
+        !Downstream(graph, state.catch_override->failure, state.name)) {
+      CatchRoute route;
+      route.catch_all = true;
+      route.next = state.catch_override->failure;
+      routes.push_back(route);
+    }
     return routes;
   }
   CatchRoutes effective = spec.catch_defaults;

@@ -40,7 +40,9 @@ struct CatchRoute {
 //   the quarantine handler and the states after it catch only failures, so
 //   error handling cannot loop.
 // - Map item states: the Map's `item_failure` classes go to its `next`,
-//   except from that handler itself and the states after it.
+//   except from that handler itself and the states after it; then the
+//   state's own `catch: {failure}` (States.ALL), except from its target
+//   and the states after it.
 std::vector<CatchRoute> CatchRoutesFor(const WorkflowSpec& spec,
                                        const StateGraph& graph,
                                        const State& state);

@@ -81,6 +81,7 @@
 // "waits"}, and "history" with --history. Exit 0 when the execution ran
 // (whatever its status), 2 when the definition, the script or the input is
 // invalid.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
@@ -107,6 +108,7 @@
 #include "novacat/runtime/log.h"
 #include "novacat/store/dynamodb_table.h"
 #include "novacat/store/for_each_nova.h"
+#include "novacat/store/outbox.h"
 #include "novacat/store/sqlite_table.h"
 #include "novacat/store/table_record_store.h"
 #include "registry.h"
@@ -412,6 +414,26 @@ int Run(const RunCommand& command) {
   // Only --verbose prints the histories.
   options.history = command.verbose ? novacat::runtime::asl::History::kFull
                                     : novacat::runtime::asl::History::kNone;
+  // What killed runs left (workflows/app/live_runs.h, the outbox): their
+  // lock and leases reaped and their undelivered events run first. Runs
+  // register beside the database (novacat.runs/ with --dynamodb). Not with
+  // --function: the deployed functions run the Tasks there.
+  std::optional<novacat::store::Outbox> outbox;
+  if (function.empty()) {
+    options.live_runs =
+        store.dynamodb.empty() ? store.db + ".runs" : "novacat.runs";
+    outbox.emplace(*world->table);
+    options.outbox = &*outbox;
+  }
+  // For the tests that kill a run at a known point (tests/run_kill_test.sh):
+  // the process kills itself with SIGKILL after that many Task invocations.
+  int tasks_before_kill = 0;
+  if (const char* kill_after = std::getenv("NOVACAT_TEST_KILL_AFTER_TASKS"))
+    tasks_before_kill = std::atoi(kill_after);
+  if (tasks_before_kill > 0)
+    options.after_task = [&tasks_before_kill] {
+      if (--tasks_before_kill == 0) ::kill(::getpid(), SIGKILL);
+    };
   std::unique_ptr<novacat::aws::LambdaClient> lambda;
   if (!function.empty()) {
     lambda = std::make_unique<novacat::aws::LambdaClient>();
@@ -445,6 +467,8 @@ int Run(const RunCommand& command) {
       novacat::workflows::RunReport one =
           runner.Run(workflow, nlohmann::ordered_json(event.event), options);
       for (auto& r : one.runs) report.runs.push_back(std::move(r));
+      for (auto& r : one.reaped) report.reaped.push_back(std::move(r));
+      report.resumed += one.resumed;
       report.not_run += one.not_run;
       if (!one.error.empty()) {
         report.error = one.error;
@@ -456,6 +480,28 @@ int Run(const RunCommand& command) {
   }
   json out = {{"runs", json::array()}};
   bool failed = false;
+  if (!report.reaped.empty()) {
+    out["reaped"] = json::array();
+    for (const auto& r : report.reaped) {
+      json one = {{"workflow", r.workflow},
+                  {"execution", r.execution},
+                  {"job_run_id", r.run.job_run_id}};
+      one.update(json(r.reaped.ToJson()));
+      std::fprintf(stderr,
+                   "novacat run: reaped %s run %s (its process was killed): "
+                   "%s\n",
+                   r.workflow.c_str(), r.run.job_run_id.c_str(),
+                   r.reaped.ToJson().dump().c_str());
+      out["reaped"].push_back(std::move(one));
+    }
+  }
+  if (report.resumed > 0) {
+    out["resumed"] = report.resumed;
+    std::fprintf(stderr,
+                 "novacat run: %d event(s) a killed run left undelivered "
+                 "start their workflows first\n",
+                 report.resumed);
+  }
   if (!report.error.empty()) {
     // The store or a fixture broke after some runs were made: report them
     // and why the rest did not run.
@@ -556,9 +602,11 @@ int Seed(const StoreChoice& store, const std::string& fixtures) {
 
 // The store an operator command reads or changes; it must exist (an
 // operator command never creates the database). Null, after saying so as
-// `command`, when --db names no file.
+// `command`, when --db names no file. A listing opens SQLite read-only
+// (`access`): it can neither change nor lock out the runs beside it.
+enum class Access { kRead, kReadWrite };
 std::unique_ptr<novacat::store::Table> OpenExistingStore(
-    const StoreChoice& store, const char* command) {
+    const StoreChoice& store, const char* command, Access access) {
   if (!store.dynamodb.empty()) {
     novacat::store::DynamoDbOptions options;
     options.table_name = store.dynamodb;
@@ -572,7 +620,9 @@ std::unique_ptr<novacat::store::Table> OpenExistingStore(
                  command, store.db.c_str());
     return nullptr;
   }
-  return std::make_unique<novacat::store::SqliteTable>(store.db);
+  novacat::store::SqliteOptions options;
+  options.read_only = access == Access::kRead;
+  return std::make_unique<novacat::store::SqliteTable>(store.db, options);
 }
 
 // An id given to an operator command as `flag`, checked before the store is
@@ -591,7 +641,7 @@ int ListDatasets(const std::string& nova_id, const StoreChoice& store,
     return kExitInvalid;
   }
   std::unique_ptr<novacat::store::Table> table =
-      OpenExistingStore(store, "datasets list");
+      OpenExistingStore(store, "datasets list", Access::kRead);
   if (!table) return kExitInvalid;
   novacat::store::Repository repository(*table);
   std::vector<novacat::store::Dataset> datasets =
@@ -617,7 +667,7 @@ int RequeueDataset(const std::string& nova_id, const std::string& dataset_id,
     return kExitInvalid;
   }
   std::unique_ptr<novacat::store::Table> table =
-      OpenExistingStore(store, "datasets requeue");
+      OpenExistingStore(store, "datasets requeue", Access::kReadWrite);
   if (!table) return kExitInvalid;
   novacat::store::Repository repository(*table);
   novacat::workflows::RequeueAnswer answer = novacat::workflows::RequeueDataset(
@@ -641,7 +691,7 @@ int Jobs(const novacat::workflows::JobsQuery& query, const StoreChoice& store,
     return kExitInvalid;
   }
   std::unique_ptr<novacat::store::Table> table =
-      OpenExistingStore(store, "jobs");
+      OpenExistingStore(store, "jobs", Access::kRead);
   if (!table) return kExitInvalid;
   novacat::store::TableRecordStore records(*table);
   novacat::workflows::JobsResult result =

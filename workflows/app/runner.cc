@@ -3,6 +3,7 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 
@@ -72,6 +73,40 @@ class JobRunWatcher : public runtime::RecordStore {
 
 namespace {
 
+// The bus of a local run: keeps what is published and, given an outbox,
+// records each event there first (RunnerOptions::outbox).
+class OutboxBus : public runtime::EventBus {
+ public:
+  OutboxBus(store::Outbox* outbox, std::string execution, std::string workflow)
+      : outbox_(outbox),
+        execution_(std::move(execution)),
+        workflow_(std::move(workflow)) {}
+
+  void Publish(std::string_view event_name,
+               const nlohmann::json& event) override {
+    std::lock_guard lock(mutex_);
+    if (outbox_)
+      ids_.push_back(
+          outbox_->Record(execution_, workflow_, std::string(event_name), event)
+              .id);
+    capture_.Publish(event_name, event);
+  }
+  std::vector<runtime::CaptureBus::Published> published() const {
+    return capture_.published();
+  }
+  std::vector<std::string> outbox_ids() const {
+    std::lock_guard lock(mutex_);
+    return ids_;
+  }
+
+ private:
+  store::Outbox* outbox_;
+  std::string execution_, workflow_;
+  mutable std::mutex mutex_;
+  std::vector<std::string> ids_;
+  runtime::CaptureBus capture_;
+};
+
 // A remote Task handler that remembers the run's ids from what the Tasks
 // return (BeginJobRun adds job_run_id), to read the JobRun back.
 struct RemoteRunIds {
@@ -138,15 +173,30 @@ WorkflowRun LocalRunner::RunOne(const std::string& workflow,
     }
     return run;
   }
-  // The step logic in this process, its records watched, its events kept.
+  // The step logic in this process, its records watched, its events kept
+  // (and recorded in the outbox before anything delivers them).
   BoundWorkflow bound = info->bind(env_);
   JobRunWatcher records(records_);
-  runtime::CaptureBus bus;
+  OutboxBus bus(runner_options.follow ? runner_options.outbox : nullptr,
+                options.execution_name, workflow);
   runtime::HostServices services{records, log_, bus, random_};
-  run.result = machine->Run(
-      input, runtime::MakeTaskHandler(bound.binding, services), options);
+  std::optional<LiveRun> live;
+  if (!runner_options.live_runs.empty())
+    live.emplace(runner_options.live_runs, options.execution_name, workflow);
+  runtime::asl::TaskHandler handler =
+      runtime::MakeTaskHandler(bound.binding, services);
+  if (live || runner_options.after_task)
+    handler = [&, inner = std::move(handler)](
+                  const runtime::asl::TaskInvocation& call) {
+      runtime::asl::TaskOutcome outcome = inner(call);
+      if (live) live->Note(outcome.result, bound.binding.facts);
+      if (runner_options.after_task) runner_options.after_task();
+      return outcome;
+    };
+  run.result = machine->Run(input, handler, options);
   run.job_run = records.Last();
   run.events = bus.published();
+  run.outbox_ids = bus.outbox_ids();
   return run;
 }
 
@@ -167,15 +217,54 @@ RunReport LocalRunner::Run(const std::string& workflow,
     std::string workflow;
     nlohmann::ordered_json input;
     std::string started_by;
+    std::string outbox_id;  // delivered once this run has ended
   };
-  std::deque<Pending> pending = {{workflow, input, ""}};
+  std::deque<Pending> pending;
   double clock = options.start_time;
+  try {
+    // What killed runs left: their lock and leases, then their events.
+    if (!options.live_runs.empty())
+      report.reaped =
+          ReapDeadRuns(options.live_runs, records_, env_.repository,
+                       static_cast<int64_t>(std::floor(options.start_time)));
+    if (options.follow && options.outbox)
+      for (store::Outbox::Entry& entry : options.outbox->Pending()) {
+        const WorkflowInfo* w = WorkflowStartedBy(entry.event_name);
+        if (!w) {
+          options.outbox->Delivered(entry.id);
+          continue;
+        }
+        pending.push_back({w->name,
+                           nlohmann::ordered_json::parse(entry.event.dump()),
+                           entry.source_workflow, entry.id});
+        ++report.resumed;
+      }
+  } catch (const std::exception& e) {
+    report.error = std::string("recovering what killed runs left: ") + e.what();
+    return report;
+  }
+  pending.push_back({workflow, input, "", ""});
   while (!pending.empty() && static_cast<int>(runs.size()) < options.max_runs) {
     Pending next = std::move(pending.front());
     pending.pop_front();
     WorkflowRun run;
+    std::vector<Pending> triggered;
     try {
       run = RunOne(next.workflow, next.input, clock, options);
+      // Delivered: the run it started has ended, whatever its status.
+      if (!next.outbox_id.empty()) options.outbox->Delivered(next.outbox_id);
+      if (options.follow)
+        for (size_t i = 0; i < run.events.size(); ++i) {
+          const auto& e = run.events[i];
+          const std::string outbox_id =
+              i < run.outbox_ids.size() ? run.outbox_ids[i] : "";
+          if (const WorkflowInfo* w = WorkflowStartedBy(e.event_name))
+            triggered.push_back({w->name,
+                                 nlohmann::ordered_json::parse(e.event.dump()),
+                                 run.workflow, outbox_id});
+          else if (!outbox_id.empty())
+            options.outbox->Delivered(outbox_id);  // it starts nothing
+        }
     } catch (const std::exception& e) {
       // Workflow failures are results; this is the store or a client
       // failing outside any Task (opening, reading the JobRun back).
@@ -185,15 +274,7 @@ RunReport LocalRunner::Run(const std::string& workflow,
     }
     run.started_by = next.started_by;
     clock = std::max(clock, run.result.end_time);
-    if (options.follow) {
-      std::vector<Pending> triggered;
-      for (const auto& e : run.events)
-        if (const WorkflowInfo* w = WorkflowStartedBy(e.event_name))
-          triggered.push_back({w->name,
-                               nlohmann::ordered_json::parse(e.event.dump()),
-                               run.workflow});
-      pending.insert(pending.begin(), triggered.begin(), triggered.end());
-    }
+    pending.insert(pending.begin(), triggered.begin(), triggered.end());
     runs.push_back(std::move(run));
   }
   report.not_run = static_cast<int>(pending.size());

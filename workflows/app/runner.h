@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -12,11 +13,13 @@
 
 #include <functional>
 
+#include "live_runs.h"
 #include "novacat/runtime/asl/executor.h"
 #include "novacat/runtime/asl/task_handler.h"
 #include "novacat/runtime/builtins.h"
 #include "novacat/runtime/log.h"
 #include "novacat/runtime/store.h"
+#include "novacat/store/outbox.h"
 #include "novacat/workflows/environment.h"
 
 namespace novacat::workflows {
@@ -29,6 +32,8 @@ struct WorkflowRun {
   runtime::asl::RunResult result;
   std::optional<runtime::JobRun> job_run;              // the JobRun it wrote
   std::vector<runtime::CaptureBus::Published> events;  // in publish order
+  // With follow and an outbox: each event's outbox entry, as `events`.
+  std::vector<std::string> outbox_ids;
   // The workflow that published the event this run started from; empty
   // for the run the caller asked for.
   std::string started_by;
@@ -43,6 +48,10 @@ struct RunReport {
   // (not a workflow failure, which is a run's status): the runs before it
   // are in `runs`, nothing after it ran.
   std::string error;
+  // The dead runs reaped before the first run (RunnerOptions::live_runs).
+  std::vector<ReapedRun> reaped;
+  // Runs started by events a killed run left in the outbox.
+  int resumed = 0;
 };
 
 struct RunnerOptions {
@@ -68,6 +77,17 @@ struct RunnerOptions {
   // here, so `follow` must be false.
   std::function<runtime::asl::TaskHandler(const std::string& workflow)>
       remote_tasks;
+  // Where this machine's runs register while they live (live_runs.h): the
+  // dead ones found there are reaped before the first run. Empty: runs
+  // are not registered and nothing is reaped.
+  std::filesystem::path live_runs;
+  // With `follow`: the store's outbox. What the runs publish is recorded
+  // there before it is delivered and removed once the run it started has
+  // ended; what a killed run left is delivered before the first run.
+  store::Outbox* outbox = nullptr;
+  // Called after every Task invocation of a local run (the tests that
+  // kill a run at a known point).
+  std::function<void()> after_task;
 };
 
 // A run that never started: the input is not JSON. It is still recorded, as

@@ -212,6 +212,10 @@ DownloadSpectrumOutput Steps::DownloadSpectrum(const DownloadDatasetsItem& item,
   transfer::Downloader& downloads = Configured(env_.downloads, "downloader");
   transfer::ObjectStore& objects = Configured(env_.objects, "object store");
   store::Dataset dataset = ReadDataset(env_.repository, key, kState);
+  // A run that lost the lease downloads nothing (no retry wins it back).
+  if (dataset.lease_owner != owner ||
+      dataset.processing_status != ProcessingStatus::kInProgress)
+    workflows::LeaseLost(kState, "the lease is no longer this run's", key);
 
   std::optional<std::string> locator =
       domain::DownloadLocator(key.provider, dataset.locators);
@@ -277,7 +281,8 @@ DownloadSpectrumOutput Steps::DownloadSpectrum(const DownloadDatasetsItem& item,
   object.sha256 = fetched.sha256;
   object.content_type = kFitsContentType;
   object.created_at = now;
-  env_.repository.PutFileObject(object);
+  RequireHeld(env_.repository.PutFileObject(object, owner), kState,
+              "PutFileObject", key);
   fields["object_key"] = *out.object_key;
   context.Log("spectrum downloaded", fields);
   return out;
@@ -303,10 +308,7 @@ ValidateSpectrumOutput Steps::ValidateSpectrum(const DownloadDatasetsItem& item,
     store::ReleaseResult released = env_.repository.ReleaseDatasetLease(
         key, owner, ProcessingStatus::kCompleted, now);
     if (released != store::ReleaseResult::kReleased)
-      throw runtime::RetryableError(std::string(kState) +
-                                    ": lease lost: ReleaseDatasetLease of "
-                                    "dataset " +
-                                    key.dataset_id);
+      workflows::LeaseLost(kState, "ReleaseDatasetLease", key);
     out.validation_status = "VALID";
     out.quarantine_reason_code = std::optional<std::string>();
     context.Log("spectrum valid",
@@ -407,17 +409,22 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
   const bool leaves_eligibility = next != ProcessingStatus::kFailedRetryable;
 
   RecordDatasetFailureOutput out;
+  if (!dataset) {
+    // The dataset is its lease holder's: this run neither recorded nor
+    // knows its status; the item counts as skipped (lease_status LOST).
+    out.lease_status = "LOST";
+    context.Log("dataset failure not recorded: the lease is not this run's",
+                {{"dataset_id", key.dataset_id},
+                 {"lease_status", *out.lease_status},
+                 {"error", caught.error}});
+    return out;
+  }
   out.validation_status = store::ValidationStatusName(outcome.status);
   out.quarantine_reason_code = outcome.quarantine_reason_code;
   json fields = {{"dataset_id", key.dataset_id},
                  {"validation_status", *out.validation_status}};
   if (outcome.quarantine_reason_code)
     fields["quarantine_reason_code"] = *outcome.quarantine_reason_code;
-  if (!dataset) {
-    context.Log("dataset failure not recorded: the lease is not this run's",
-                fields);
-    return out;
-  }
   // ValidateSpectrum's own quarantine (with the check's details and
   // profile) is kept as written.
   bool written =
@@ -461,6 +468,10 @@ SummarizeDownloadsOutput Steps::SummarizeDownloads(
       ++failed;
     } else if (!lease.empty() && lease != "ACQUIRED") {
       ++skipped;
+    } else if (r.is_object() && r.contains("error")) {
+      // RecordDatasetFailure failed too (DatasetFailureUnrecorded): the
+      // dataset keeps its lease until it expires, then is taken again.
+      ++failed;
     } else {
       throw runtime::TerminalError(
           std::string(kState) + ": download_results[" + std::to_string(i) +

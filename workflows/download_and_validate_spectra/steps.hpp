@@ -18,9 +18,11 @@
 // RecordDatasetFailure persists as quarantine_reason_code (AP-DL-5).
 //
 // Every dataset write after the lease carries the lease fence (the
-// repository's lease_owner argument): a run whose lease was taken over
-// after expiry cannot overwrite its successor's results; it fails the item
-// RETRYABLE ("lease lost").
+// repository's lease_owner argument; the FileObject's lease_fence too): a
+// run whose lease was taken over after expiry cannot overwrite its
+// successor's results; it fails the item TERMINAL lease_lost (never
+// retried: no retry wins the lease back), and RecordDatasetFailure, finding
+// the lease another run's, writes nothing and answers lease_status LOST.
 #pragma once
 
 #include <memory>
@@ -59,9 +61,11 @@ class Steps final : public DownloadAndValidateSpectraSteps {
 
   // From download_results (one document per item: the item as its last
   // state left it): valid_dataset_ids (in item order), and the counts of
-  // VALID, QUARANTINED, failed (RETRYABLE_ERROR or TERMINAL_INVALID) and
-  // skipped (lease_status other than ACQUIRED) items. TERMINAL when the
-  // results are absent or an item has neither.
+  // VALID, QUARANTINED, failed (RETRYABLE_ERROR or TERMINAL_INVALID, or an
+  // error no status was recorded for: RecordDatasetFailure itself failed,
+  // DatasetFailureUnrecorded) and skipped (lease_status other than ACQUIRED,
+  // LOST included) items. TERMINAL when the results are absent or an item
+  // has none of these.
   SummarizeDownloadsOutput SummarizeDownloads(
       const DownloadAndValidateSpectraState& state,
       runtime::StepContext& context) override;
@@ -86,12 +90,14 @@ class Steps final : public DownloadAndValidateSpectraSteps {
   //   - Otherwise the file is put in the object store under
   //     raw/<nova_id>/<dataset_id>/<sha256>.fits (the same bytes, the same
   //     key: a retry rewrites it) and its FileObject "raw" is written with
-  //     the GSI3 keys (AP-DL-6). The fingerprints wait for ValidateSpectrum,
+  //     the GSI3 keys under the lease (AP-DL-6, the fenced PutFileObject).
+  //     The fingerprints wait for ValidateSpectrum,
   //     which reads the header they include.
   // Fetch failures: RETRYABLE as the Downloader reports them; not found,
   // refused or too large -> QUARANTINE product_unavailable (NOT_FOUND,
   // REFUSED, TOO_LARGE); a malformed locator -> TERMINAL missing_locator.
-  // The scratch file is removed on every path.
+  // A dataset whose lease is no longer this run's -> TERMINAL lease_lost,
+  // before anything is fetched. The scratch file is removed on every path.
   DownloadSpectrumOutput DownloadSpectrum(
       const DownloadDatasetsItem& item, runtime::StepContext& context) override;
 
@@ -123,7 +129,8 @@ class Steps final : public DownloadAndValidateSpectraSteps {
   // job_run_id when the count quarantined it; a retry of the step after
   // its release landed finds them and answers QUARANTINED again). Any other end
   // of a lease removes failed_runs. Then the lease ends. When the item failed
-  // before its lease was taken, or the lease was lost, nothing is written.
+  // before its lease was taken, or the lease was lost, nothing is written
+  // and the answer is lease_status LOST alone.
   // TERMINAL when the error is missing.
   RecordDatasetFailureOutput RecordDatasetFailure(
       const DownloadDatasetsItem& item, runtime::StepContext& context) override;

@@ -21,6 +21,7 @@
 #include "novacat/fits/fixtures.h"
 #include "novacat/fits/spectrum.h"
 #include "novacat/runtime/errors.h"
+#include "novacat/store/fault_injecting_table.h"
 #include "novacat/store/memory_table.h"
 #include "novacat/store/repository.h"
 #include "novacat/transfer/download.h"
@@ -42,6 +43,7 @@ constexpr const char* kOtherRun = "6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d";
 constexpr int64_t kNow = 1795614300;  // 2026-11-25T13:45:00Z
 constexpr const char* kNowText = "2026-11-25T13:45:00Z";
 constexpr const char* kUrlA = "https://archive.example/a.fits";
+constexpr const char* kUrlB = "https://archive.example/b.fits";
 
 // The ASL error name a step's error is raised as (the governance's).
 std::string ErrorName(const runtime::StepError& e) {
@@ -568,13 +570,106 @@ TEST_F(DownloadStepsTest, ALiveLeaseIsSkippedAndAnExpiredOneReclaimed) {
   // The run that lost its lease can no longer write its results.
   json late = Item(kDatasetA, "ESO", kOtherRun);
   late["error"] = {{"Error", "RetryableError"}, {"Cause", "timeout"}};
-  EXPECT_EQ(Step("RecordDatasetFailure", late)["validation_status"],
-            "RETRYABLE_ERROR");
+  json recorded = Step("RecordDatasetFailure", late);
+  EXPECT_EQ(recorded["lease_status"], "LOST");
+  EXPECT_FALSE(recorded.contains("validation_status"));
   EXPECT_EQ(Stored(kDatasetA, "ESO").validation_status,
             store::ValidationStatus::kValid);
   // A completed dataset is not taken again.
   EXPECT_EQ(RunItem(Item(kDatasetA, "ESO", kOtherRun))["lease_status"],
             "NOT_ACQUIRABLE");
+}
+
+// Issue 39: a run whose lease expired and passed to another downloads
+// nothing, is not retried (TERMINAL lease_lost) and writes nothing; the
+// item counts as skipped.
+TEST_F(DownloadStepsTest, ARunThatLostItsLeaseDownloadsNothing) {
+  AddDataset(kDatasetA, "ESO", kUrlA);
+  Serve(kUrlA, fits::SpectrumFixture::kValidImageWcs);
+  json late = Step("AcquireDatasetLease", Item(kDatasetA, "ESO"));
+  ASSERT_EQ(late["lease_status"], "ACQUIRED");
+  context_.now = kNow + kLeaseSeconds + 1;
+  ASSERT_EQ(Step("AcquireDatasetLease",
+                 Item(kDatasetA, "ESO", kOtherRun))["lease_status"],
+            "ACQUIRED");
+  store::Dataset before = Stored(kDatasetA, "ESO");
+
+  try {
+    Step("DownloadSpectrum", late);
+    FAIL() << "no TerminalError";
+  } catch (const runtime::TerminalError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              std::string("lease_lost: DownloadSpectrum: dataset ") +
+                  kDatasetA + ": the lease is no longer this run's");
+  }
+  EXPECT_EQ(downloads_.fetches[kUrlA], 0);
+  late["error"] = {{"Error", "TerminalError"}, {"Cause", "lease_lost: x"}};
+  json item = Step("RecordDatasetFailure", late);
+  EXPECT_EQ(item["lease_status"], "LOST");
+  EXPECT_FALSE(item.contains("validation_status"));
+  EXPECT_EQ(Stored(kDatasetA, "ESO"), before);
+  EXPECT_EQ(before.lease_owner, kOtherRun);
+  EXPECT_TRUE(ScratchEmpty());
+}
+
+// The store calls DownloadSpectrum makes, which its access_patterns name
+// (specs/download_and_validate_spectra.yaml: AP-DL-5, AP-DL-6): the dataset
+// read, the fence's read and the FileObject put (AP-DL-6); a checksum
+// mismatch writes the validation result instead (AP-DL-5). Never the
+// fingerprints (AP-DL-4, ValidateSpectrum's).
+TEST_F(DownloadStepsTest, DownloadSpectrumRunsItsAccessPatternsOnly) {
+  Serve(kUrlA, fits::SpectrumFixture::kValidImageWcs);
+  AddDataset(kDatasetA, "ESO", kUrlA);
+  AddDataset(kDatasetB, "MAST", kUrlB, std::string(64, 'a'));
+  Serve(kUrlB, fits::SpectrumFixture::kValidImageWcs);
+  json a = Step("AcquireDatasetLease", Item(kDatasetA, "ESO"));
+  json b = Step("AcquireDatasetLease", Item(kDatasetB, "MAST"));
+  store::FaultInjectingTable recording(table_);
+  store::Repository repository(recording);
+  workflows::Environment env{repository,  resolver_,        providers_,
+                             references_, random_,          &downloads_,
+                             &objects_,   root_ / "scratch"};
+  std::unique_ptr<DownloadAndValidateSpectraSteps> steps = MakeSteps(env);
+  using Op = store::Operation;
+  auto ops = [&] {
+    std::vector<std::pair<Op, std::string>> out;
+    for (const auto& call : recording.calls())
+      out.push_back({call.operation, call.key.sk});
+    return out;
+  };
+  const std::string dataset_a = Stored(kDatasetA, "ESO").key().ToKey().sk;
+  const std::string dataset_b = Stored(kDatasetB, "MAST").key().ToKey().sk;
+
+  Dispatch(*steps, "DownloadSpectrum", a, context_);
+  EXPECT_EQ(ops(),
+            (std::vector<std::pair<Op, std::string>>{
+                {Op::kGetItem, dataset_a},
+                {Op::kGetItem, dataset_a},
+                {Op::kPutItem, std::string("FILE#") + kDatasetA + "#raw"}}));
+  size_t before = recording.calls().size();
+  EXPECT_THROW(Dispatch(*steps, "DownloadSpectrum", b, context_),
+               runtime::QuarantineError);
+  std::vector<std::pair<Op, std::string>> mismatch = ops();
+  mismatch.erase(mismatch.begin(), mismatch.begin() + before);
+  EXPECT_EQ(mismatch,
+            (std::vector<std::pair<Op, std::string>>{
+                {Op::kGetItem, dataset_b}, {Op::kUpdateItem, dataset_b}}));
+}
+
+// The steps that record a result on a dataset declare a dedupe key: a
+// retried attempt is recognisable as the same side effect in the logs.
+TEST_F(DownloadStepsTest, StepsRecordingResultsHaveDedupeKeys) {
+  AddDataset(kDatasetA, "ESO", kUrlA);
+  json item = Step("AcquireDatasetLease", Item(kDatasetA, "ESO"));
+  item["sha256"] = std::string(64, 'b');
+  runtime::WorkflowBinding binding = MakeBinding(*steps_);
+  EXPECT_EQ(binding.dedupe_key("RecordDatasetFailure", item),
+            std::string("DatasetFailure:") + kDatasetA + ":" + kRun);
+  EXPECT_EQ(
+      binding.dedupe_key("ValidateSpectrum", item),
+      std::string("Validation:") + kDatasetA + ":" + std::string(64, 'b'));
+  EXPECT_EQ(binding.dedupe_key("DownloadSpectrum", item),
+            std::string("Download:") + kDatasetA + ":" + kRun);
 }
 
 TEST_F(DownloadStepsTest, TheSameValidBytesAreNotValidatedAgain) {
@@ -655,13 +750,19 @@ TEST_F(DownloadStepsTest, SummaryCountsEveryKindOfItem) {
              {"lease_status", "ACQUIRED"},
              {"validation_status", "TERMINAL_INVALID"}},
             {{"dataset_id", kDatasetC}, {"lease_status", "HELD_BY_OTHER"}},
-            {{"dataset_id", kDatasetC}, {"lease_status", "NOT_ACQUIRABLE"}}})}};
+            {{"dataset_id", kDatasetC}, {"lease_status", "NOT_ACQUIRABLE"}},
+            {{"dataset_id", kDatasetC}, {"lease_status", "LOST"}},
+            // RecordDatasetFailure failed too (DatasetFailureUnrecorded).
+            {{"dataset_id", kDatasetB},
+             {"lease_status", "ACQUIRED"},
+             {"error",
+              {{"Error", "RetryableError"}, {"Cause", "throttled"}}}}})}};
   json out = Step("SummarizeDownloads", state);
   EXPECT_EQ(out["valid_dataset_ids"], json::array({kDatasetA}));
   EXPECT_EQ(out["valid_count"], 1);
   EXPECT_EQ(out["quarantined_count"], 1);
-  EXPECT_EQ(out["failed_count"], 2);
-  EXPECT_EQ(out["skipped_count"], 2);
+  EXPECT_EQ(out["failed_count"], 3);
+  EXPECT_EQ(out["skipped_count"], 3);
 
   state["download_results"].push_back({{"dataset_id", kDatasetA}});
   try {
@@ -669,7 +770,7 @@ TEST_F(DownloadStepsTest, SummaryCountsEveryKindOfItem) {
     FAIL() << "no TerminalError";
   } catch (const runtime::TerminalError& e) {
     EXPECT_STREQ(e.what(),
-                 "SummarizeDownloads: download_results[6] has neither a "
+                 "SummarizeDownloads: download_results[8] has neither a "
                  "validation_status nor a skipped lease");
   }
 }

@@ -292,10 +292,7 @@ IngestPhotometryOutput Steps::IngestPhotometry(
   if (env_.repository.ReleaseDatasetLease(key, owner,
                                           ProcessingStatus::kCompleted, now) !=
       store::ReleaseResult::kReleased)
-    throw runtime::RetryableError(std::string(kState) +
-                                  ": lease lost: ReleaseDatasetLease of "
-                                  "dataset " +
-                                  key.dataset_id);
+    workflows::LeaseLost(kState, "ReleaseDatasetLease", key);
 
   out.ingestion_status = kIngested;
   out.rows_total = check.rows_total;

@@ -558,17 +558,28 @@ TEST_F(PhotometryStepsTest, ARunThatLostItsLeaseWritesNothing) {
   store::Dataset before = Stored(r.dataset_id);
 
   EXPECT_EQ(
-      ErrorOf<runtime::RetryableError>([&] { Step("IngestPhotometry", late); }),
-      "IngestPhotometry: lease lost: PutValidationResult of dataset " +
-          r.dataset_id + " answered NOT_LEASE_HOLDER");
-  late["error"] = {{"Error", "RetryableError"}, {"Cause", "lease lost"}};
+      ErrorOf<runtime::TerminalError>([&] { Step("IngestPhotometry", late); }),
+      "lease_lost: IngestPhotometry: dataset " + r.dataset_id +
+          ": PutValidationResult answered NOT_LEASE_HOLDER");
+  late["error"] = {{"Error", "TerminalError"}, {"Cause", "lease_lost: ..."}};
   json recorded = Step("RecordIngestionFailure", late);
-  EXPECT_EQ(recorded["ingestion_status"], "FAILED_RETRYABLE");
+  EXPECT_EQ(recorded["ingestion_status"], "FAILED_TERMINAL");
   EXPECT_EQ(Stored(r.dataset_id), before);
   EXPECT_EQ(before.lease_owner, kOtherRun);
   EXPECT_EQ(before.validation_status, std::nullopt);
   EXPECT_EQ(before.ingestion_status, std::nullopt);
   EXPECT_TRUE(ScratchEmpty());
+}
+
+// The steps that record a result on the dataset declare a dedupe key.
+TEST_F(PhotometryStepsTest, StepsRecordingResultsHaveDedupeKeys) {
+  RegisteredPhotometry r = Register(kCsvFixture);
+  json document = Step("ResolveS3Object", Input(r));
+  runtime::WorkflowBinding binding = MakeBinding(*steps_);
+  EXPECT_EQ(binding.dedupe_key("RecordIngestionFailure", document),
+            "PhotometryFailure:" + r.dataset_id + ":" + kRun);
+  EXPECT_EQ(binding.dedupe_key("RecordIngestionQuarantine", document),
+            "PhotometryQuarantine:" + r.dataset_id + ":" + kRun);
 }
 
 TEST_F(PhotometryStepsTest, ARetryAfterTheWritesLandedAnswersTheStoredResult) {

@@ -689,6 +689,7 @@ Item FileObject::ToItem() const {
   PutOptional(item, "sha256", sha256);
   PutOptional(item, "content_type", content_type);
   item["created_at"] = created_at;
+  PutOptional(item, "lease_fence", lease_fence);
   return item;
 }
 
@@ -710,6 +711,7 @@ Parsed<FileObject> FileObject::FromItem(const Item& item) {
   f.sha256 = reader.String("sha256", Rules{});
   f.content_type = reader.String("content_type", Rules{});
   Text(reader, "created_at", f.created_at);
+  f.lease_fence = reader.Integer("lease_fence", Rules{});
   if (result.errors.empty()) result.value = std::move(f);
   return result;
 }
@@ -1267,14 +1269,42 @@ UpdateOutcome Repository::PutValidationResult(
   return UpdateDataset(op, key, update, lease_owner);
 }
 
-void Repository::PutFileObject(const FileObject& file) {
-  const char* op = "PutFileObject";
+namespace {
+
+void CheckFileObject(const char* op, const FileObject& file) {
   CheckDatasetKey(op, file.dataset_key());
   CheckPart(op, "file_id", file.file_id);
   CheckPart(op, "bucket", file.bucket);
   CheckText(op, "key", file.key);
   CheckText(op, "created_at", file.created_at);
+}
+
+}  // namespace
+
+void Repository::PutFileObject(const FileObject& file) {
+  CheckFileObject("PutFileObject", file);
   table_.PutItem(file.ToItem(), std::nullopt);
+}
+
+UpdateOutcome Repository::PutFileObject(const FileObject& file,
+                                        const std::string& lease_owner) {
+  const char* op = "PutFileObject";
+  CheckFileObject(op, file);
+  CheckPart(op, "lease_owner", lease_owner);
+  std::optional<Dataset> dataset = GetDataset(file.dataset_key());
+  if (!dataset) return UpdateOutcome::kNotFound;
+  if (dataset->processing_status != ProcessingStatus::kInProgress ||
+      dataset->lease_owner != lease_owner || !dataset->lease_expires_at)
+    return UpdateOutcome::kNotLeaseHolder;
+  FileObject fenced = file;
+  fenced.lease_fence = *dataset->lease_expires_at;
+  WriteResult write = table_.PutItem(
+      fenced.ToItem(),
+      Condition::Or({Condition::NotExists("PK"),
+                     Condition::NotExists("lease_fence"),
+                     Condition::Le("lease_fence", *fenced.lease_fence)}));
+  return write.applied() ? UpdateOutcome::kUpdated
+                         : UpdateOutcome::kNotLeaseHolder;
 }
 
 std::vector<FileObject> Repository::ListFileObjects(

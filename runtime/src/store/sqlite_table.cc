@@ -263,12 +263,14 @@ SqliteTable::SqliteTable(std::string path, SqliteOptions options)
   // NOMUTEX: Impl::mutex already serializes the use of the connection.
   int rc = sqlite3_open_v2(
       impl_->path.c_str(), &impl_->db,
-      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+      (options.read_only ? SQLITE_OPEN_READONLY
+                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+          SQLITE_OPEN_NOMUTEX,
       nullptr);
   if (rc != SQLITE_OK) Fail(impl_->db, rc, what);
   sqlite3_extended_result_codes(impl_->db, 1);
   sqlite3_busy_timeout(impl_->db, options.busy_timeout_ms);
-  if (impl_->path != ":memory:" && !impl_->path.empty()) {
+  if (impl_->path != ":memory:" && !impl_->path.empty() && !options.read_only) {
     if (options.wal) impl_->Execute("PRAGMA journal_mode=WAL", what);
     impl_->Execute(options.synchronous_full ? "PRAGMA synchronous=FULL"
                                             : "PRAGMA synchronous=NORMAL",

@@ -61,17 +61,9 @@ Dataset MakeDataset() {
 }
 
 FileObject MakeFile() {
-  return {kNova,
-          DatasetType::kSpectra,
-          "ESO",
-          kDs1,
-          "raw",
-          "novacat-raw",
-          "spectra/a.fits",
-          2880,
-          kSha,
-          std::nullopt,
-          kT0};
+  return {kNova,         DatasetType::kSpectra, "ESO", kDs1, "raw",
+          "novacat-raw", "spectra/a.fits",      2880,  kSha, std::nullopt,
+          kT0,           std::nullopt};
 }
 
 runtime::JobRun MakeRun() {

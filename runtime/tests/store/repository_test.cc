@@ -778,7 +778,8 @@ TEST_P(RepositoryTest, ListProviderDatasetsIsExactlyOneProvider) {
       MakeDataset(kNova, kDs3, "ESO", DatasetType::kPhotometry));
   repo().CreateDataset(MakeDataset(kNova2, kDs3));
   repo().PutFileObject({kNova, DatasetType::kSpectra, "ESO", kDs1, "raw", "b",
-                        "k", std::nullopt, std::nullopt, std::nullopt, kT0});
+                        "k", std::nullopt, std::nullopt, std::nullopt, kT0,
+                        std::nullopt});
   EXPECT_EQ(repo().ListProviderDatasets(kNova, "ESO"),
             (std::vector<Dataset>{MakeDataset(kNova, kDs1),
                                   MakeDataset(kNova, kDs2)}));
@@ -1137,17 +1138,10 @@ TEST_P(RepositoryTest, ValidationResults) {
 // --- AP-DL-6 / AP-PHOT-1..3 -------------------------------------------------
 
 TEST_P(RepositoryTest, FileObjectsAreFoundByS3ObjectThroughGsi3) {
-  FileObject raw{kNova,
-                 DatasetType::kSpectra,
-                 "ESO",
-                 kDs1,
-                 "raw",
-                 "novacat-raw",
-                 "spectra/ESO/a.fits",
-                 2880,
-                 kSha,
-                 "application/fits",
-                 kT0};
+  FileObject raw{
+      kNova,         DatasetType::kSpectra, "ESO", kDs1, "raw",
+      "novacat-raw", "spectra/ESO/a.fits",  2880,  kSha, "application/fits",
+      kT0,           std::nullopt};
   repo().PutFileObject(raw);
   EXPECT_EQ(Get(NovaPk(kNova), std::string("FILE#") + kDs1 + "#raw"),
             (Item{{"PK", NovaPk(kNova)},
@@ -1194,12 +1188,53 @@ TEST_P(RepositoryTest, FileObjectsAreFoundByS3ObjectThroughGsi3) {
   EXPECT_EQ(raw.dataset_key(), MakeDataset(kNova, kDs1).key());
 }
 
+// The fenced put: only the lease's holder writes, and a holder that lost
+// its lease cannot overwrite what the next holder wrote, however late.
+TEST_P(RepositoryTest, FileObjectUnderTheLease) {
+  Dataset d = MakeDataset(kNova, kDs1);
+  FileObject raw{
+      kNova,         DatasetType::kSpectra, "ESO", kDs1, "raw",
+      "novacat-raw", "spectra/a.fits",      2880,  kSha, "application/fits",
+      kT0,           std::nullopt};
+  EXPECT_EQ(repo().PutFileObject(raw, kRunA), UpdateOutcome::kNotFound);
+  repo().CreateDataset(d);
+  EXPECT_EQ(repo().PutFileObject(raw, kRunA), UpdateOutcome::kNotLeaseHolder);
+  EXPECT_EQ(repo().ListFileObjects(kNova, kDs1), std::vector<FileObject>{});
+
+  ASSERT_EQ(repo().AcquireDatasetLease(d.key(), kRunA, 1000, 600).status,
+            LeaseResult::Status::kAcquired);
+  EXPECT_EQ(repo().PutFileObject(raw, kRunA), UpdateOutcome::kUpdated);
+  FileObject written = raw;
+  written.lease_fence = 1600;
+  EXPECT_EQ(repo().ListFileObjects(kNova, kDs1),
+            std::vector<FileObject>{written});
+  EXPECT_EQ(repo().PutFileObject(raw, kRunB), UpdateOutcome::kNotLeaseHolder);
+
+  // A's lease expires, B takes it and writes its file.
+  ASSERT_EQ(repo().AcquireDatasetLease(d.key(), kRunB, 2000, 600).status,
+            LeaseResult::Status::kAcquired);
+  FileObject by_b = raw;
+  by_b.key = "spectra/b.fits";
+  EXPECT_EQ(repo().PutFileObject(by_b, kRunA), UpdateOutcome::kNotLeaseHolder);
+  EXPECT_EQ(repo().PutFileObject(by_b, kRunB), UpdateOutcome::kUpdated);
+  by_b.lease_fence = 2600;
+  // A's write checked while A still held the lease, landing after B's:
+  // the dataset as A read it, then A's put; its older fence loses.
+  Update stale;
+  stale.set["lease_owner"] = kRunA;
+  stale.set["lease_expires_at"] = 1600;
+  ASSERT_TRUE(
+      table().UpdateItem(d.key().ToKey(), stale, std::nullopt).applied());
+  EXPECT_EQ(repo().PutFileObject(raw, kRunA), UpdateOutcome::kNotLeaseHolder);
+  EXPECT_EQ(repo().ListFileObjects(kNova, kDs1), std::vector<FileObject>{by_b});
+}
+
 TEST_P(RepositoryTest, PhotometryIngestionFromAnS3Object) {
   Dataset d = MakeDataset(kNova, kDs1, "AAVSO", DatasetType::kPhotometry);
   repo().CreateDataset(d);
   repo().PutFileObject({kNova, DatasetType::kPhotometry, "AAVSO", kDs1, "raw",
                         "novacat-raw", "phot/aavso.csv", std::nullopt,
-                        std::nullopt, std::nullopt, kT0});
+                        std::nullopt, std::nullopt, kT0, std::nullopt});
   // AP-PHOT-1 -> the owning dataset; AP-PHOT-2 read + lease; AP-PHOT-3.
   std::vector<FileObject> owners =
       repo().FindByS3Object("novacat-raw", "phot/aavso.csv");

@@ -111,6 +111,42 @@ TEST_F(SqliteFileTest, ALockHeldPastTheBusyTimeoutIsRetryable) {
   EXPECT_EQ(table.GetItem({"P", "S"}), MakeItem("P", "S", {{"v", 3}}));
 }
 
+// The operator's listings open the file read-only: they read what the runs
+// wrote, change nothing, create nothing, and are not blocked by a writer.
+TEST_F(SqliteFileTest, AReadOnlyConnectionReadsAndNeverWrites) {
+  ExpectError<TerminalError>(
+      [&] { SqliteTable table(path_, {.read_only = true}); },
+      "open " + path_ + ": SQLite: unable to open database file");
+  EXPECT_FALSE(std::filesystem::exists(path_));
+  SqliteTable writer(path_);
+  writer.EnsureCreated();
+  ASSERT_TRUE(
+      writer.PutItem(MakeItem("P", "S", {{"v", 1}}), std::nullopt).applied());
+
+  SqliteTable reader(path_, {.read_only = true});
+  EXPECT_EQ(reader.GetItem({"P", "S"}), MakeItem("P", "S", {{"v", 1}}));
+  ExpectError<TerminalError>(
+      [&] { reader.PutItem(MakeItem("P", "T"), std::nullopt); },
+      "PutItem P / T: SQLite: attempt to write a readonly database");
+  Update update;
+  update.set = {{"v", 2}};
+  ExpectError<TerminalError>(
+      [&] {
+        reader.UpdateItem({"P", "S"}, update, std::nullopt);
+      },
+      "UpdateItem P / S: SQLite: attempt to write a readonly database");
+  // A writer holding its write lock does not block the reader.
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(reader.GetItem({"P", "S"}), MakeItem("P", "S", {{"v", 1}}));
+  ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(other);
+  EXPECT_EQ(writer.GetItem({"P", "S"}), MakeItem("P", "S", {{"v", 1}}));
+}
+
 TEST(SqliteTableTest, AnUnopenableFileIsTerminal) {
   ExpectError<TerminalError>(
       [] { SqliteTable table("/nonexistent-novacat-dir/store.db"); },

@@ -15,7 +15,10 @@
 
 #include "backends.h"
 #include "novacat/runtime/errors.h"
+#include "novacat/runtime/ids.h"
 #include "novacat/runtime/store.h"
+#include "novacat/store/reaper.h"
+#include "novacat/store/repository.h"
 #include "race.h"
 #include "store_test_util.h"
 
@@ -129,6 +132,8 @@ class RecordStoreTest : public ::testing::TestWithParam<StoreParam> {
       body(i, store);
     });
   }
+
+  Table& table() { return *table_; }
 
  private:
   std::unique_ptr<Table> table_;
@@ -364,6 +369,68 @@ TEST_P(RecordStoreTest, ConcurrentFinalizeHasOneWinner) {
   ASSERT_EQ(updated, 1);
   EXPECT_EQ(store().GetJobRun(kRunA, std::string(kNova))->outcome,
             "O" + std::to_string(winner));
+}
+
+// A run that died (store/reaper.h): its JobRun finalized FAILED with how
+// it ended, its lock released, its leases ended FAILED_RETRYABLE (its
+// failed_runs kept), another run's lease left alone; a second reaper
+// changes nothing more.
+TEST_P(RecordStoreTest, ADeadRunIsReapedOnce) {
+  Repository repository(table());
+  auto dataset = [&](const char* id) {
+    Dataset d;
+    d.nova_id = kNova;
+    d.provider = "ESO";
+    d.dataset_id = id;
+    d.provider_identity = std::string("ESO|") + id;
+    d.locators = {{"url", "https://archive.example/p"}};
+    d.created_at = d.updated_at = kT0;
+    d.eligibility = kEligibilityDownload;
+    EXPECT_EQ(repository.CreateDataset(d), CreateResult::kCreated);
+    return d;
+  };
+  constexpr const char* kDs2 = "22222222-2222-4222-8222-222222222222";
+  Dataset mine = dataset(kDs1), other = dataset(kDs2);
+  store().PutJobRun(Started(kRunA, kNova));
+  ASSERT_EQ(store().AcquireLock(kKey, kRunA, 1000, 600).status,
+            LockResult::Status::kAcquired);
+  ASSERT_EQ(repository.AcquireDatasetLease(mine.key(), kRunA, 1000, 600).status,
+            LeaseResult::Status::kAcquired);
+  ASSERT_EQ(
+      repository.AcquireDatasetLease(other.key(), kRunB, 1000, 600).status,
+      LeaseResult::Status::kAcquired);
+
+  DeadRun dead{kRunA, kNova, kNova, kKey};
+  Reaped first = ReapRun(store(), repository, dead, "ABORTED",
+                         "the process running it was killed", 1100);
+  EXPECT_EQ(first.ToJson().dump(),
+            R"({"job_run":"FINALIZED","lock":"RELEASED","leases_released":[")" +
+                std::string(kDs1) + R"("]})");
+  JobRun reaped = *store().GetJobRun(kRunA, kNova);
+  EXPECT_EQ(reaped.status, JobRunStatus::kFailed);
+  EXPECT_EQ(reaped.error_classification, "ABORTED");
+  EXPECT_EQ(reaped.error_fingerprint,
+            runtime::ErrorFingerprint("ABORTED", "",
+                                      "the process running it was killed"));
+  EXPECT_EQ(reaped.ended_at, "1970-01-01T00:18:20Z");
+  EXPECT_TRUE(LockItems().empty());
+  Dataset after = *repository.GetDataset(mine.key());
+  EXPECT_EQ(after.processing_status, ProcessingStatus::kFailedRetryable);
+  EXPECT_EQ(after.lease_owner, std::nullopt);
+  EXPECT_EQ(repository.GetDataset(other.key())->lease_owner, kRunB);
+  // The work can run again at once.
+  EXPECT_EQ(store().AcquireLock(kKey, kRunC, 1100, 600).status,
+            LockResult::Status::kAcquired);
+  EXPECT_EQ(repository.AcquireDatasetLease(mine.key(), kRunC, 1100, 600).status,
+            LeaseResult::Status::kAcquired);
+
+  Reaped again = ReapRun(store(), repository, dead, "ABORTED",
+                         "the process running it was killed", 1200);
+  EXPECT_EQ(
+      again.ToJson().dump(),
+      R"({"job_run":"ALREADY_FINAL","lock":"NOT_HELD","leases_released":[]})");
+  EXPECT_EQ(*store().GetJobRun(kRunA, kNova), reaped);
+  EXPECT_EQ(repository.GetDataset(mine.key())->lease_owner, kRunC);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, RecordStoreTest,

@@ -132,7 +132,8 @@ struct WorkflowFacts {
   IdempotencyKeyBuilder idempotency_key;
   EventValidator validate_event;
   // How long an idempotency lock held by a run that never finalized (its
-  // execution was aborted) keeps duplicates out. Longer than a run.
+  // execution was aborted) keeps duplicates out: the workflow's worst-case
+  // duration, which the generator computes (LockLeaseSeconds).
   int64_t lock_lease_seconds = 3600;
   // The governance's error names: what a failure reports, how a caught
   // error is classified.

@@ -283,6 +283,9 @@ struct FileObject {
   std::optional<std::string> sha256;
   std::optional<std::string> content_type;
   std::string created_at;
+  // The lease_expires_at of the dataset lease it was written under (the
+  // fenced PutFileObject); absent for a file registered without a lease.
+  std::optional<int64_t> lease_fence;
 
   DatasetKey dataset_key() const {
     return {nova_id, dataset_type, provider, dataset_id};
@@ -705,6 +708,18 @@ class Repository {
   // builds keys that embed the dataset (nothing here can check it
   // atomically).
   void PutFileObject(const FileObject& file);
+  // The same write under the dataset's lease (download_and_validate_spectra):
+  // GetItem dataset (strongly consistent): NOT_FOUND without it,
+  // NOT_LEASE_HOLDER unless IN_PROGRESS under lease_owner; then the PutItem
+  // with lease_fence = the lease's lease_expires_at, condition
+  // attribute_not_exists(PK) OR attribute_not_exists(lease_fence) OR
+  // lease_fence <= :fence. A later holder's
+  // lease always expires later (it is taken only once this one expired), so
+  // a run that lost its lease cannot overwrite what the next holder wrote,
+  // however late its write lands (NOT_LEASE_HOLDER); file.lease_fence is
+  // ignored.
+  UpdateOutcome PutFileObject(const FileObject& file,
+                              const std::string& lease_owner);
   // Query PK=NOVA#<nova_id>, begins_with(SK, "FILE#<dataset_id>#"): by
   // file_id.
   std::vector<FileObject> ListFileObjects(std::string_view nova_id,

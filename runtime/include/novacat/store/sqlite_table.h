@@ -37,6 +37,11 @@ struct SqliteOptions {
   // PRAGMA synchronous=FULL instead of NORMAL. With WAL, NORMAL survives
   // process crashes and may lose the last commits on power loss.
   bool synchronous_full = false;
+  // Opens an existing file for reading only (the operator's listings): the
+  // file is never created or changed, a write is a TerminalError
+  // ("attempt to write a readonly database"), and the file's journal mode
+  // is left as it is.
+  bool read_only = false;
 };
 
 class SqliteTable : public Table {

@@ -7,8 +7,8 @@
 //
 // Also the helpers the dataset workflows (download_and_validate_spectra,
 // ingest_photometry_dataset) share: Required, QuarantineReasonCode,
-// RequireHeld (the lease fence's answer), and for the steps that record a
-// caught failure on a dataset, ClassifyCaughtError and LeaseHeldBy.
+// LeaseLost and RequireHeld (the lease fence's answer), and for the steps that
+// record a caught failure on a dataset, ClassifyCaughtError and LeaseHeldBy.
 #pragma once
 
 #include <cctype>
@@ -78,18 +78,33 @@ inline std::string QuarantineReasonCode(std::string_view cause) {
   return IsReasonCode(id) ? id : "UNSPECIFIED";
 }
 
+// The spec failure id of a dataset lease lost while its run worked on it.
+inline constexpr std::string_view kLeaseLost = "lease_lost";
+
+// The dataset's lease is no longer the caller's (it expired, and another
+// run may hold it now): the dataset is no longer this run's to work on, and
+// no retry wins the lease back, so the item ends here, TERMINAL (the failure
+// route that catches it records nothing on a dataset it does not hold):
+// TerminalError "lease_lost: <state>: dataset <id>: <what>".
+[[noreturn]] inline void LeaseLost(std::string_view state,
+                                   std::string_view what,
+                                   const store::DatasetKey& key) {
+  Fail(runtime::ErrorClass::kTerminal, kLeaseLost,
+       std::string(state) + ": dataset " + key.dataset_id + ": " +
+           std::string(what));
+}
+
 // A fenced dataset write's answer (the repository's lease_owner argument):
 // anything but kUpdated means the lease is no longer the caller's (or the
-// dataset vanished); the work is lost and is retried: RetryableError
-// "<state>: lease lost: <operation> of dataset <id> answered <outcome>".
+// dataset vanished): LeaseLost, what = "<operation> answered <outcome>".
 inline void RequireHeld(store::UpdateOutcome outcome, std::string_view state,
                         std::string_view operation,
                         const store::DatasetKey& key) {
   if (outcome == store::UpdateOutcome::kUpdated) return;
-  throw runtime::RetryableError(std::string(state) +
-                                ": lease lost: " + std::string(operation) +
-                                " of dataset " + key.dataset_id + " answered " +
-                                store::UpdateOutcomeName(outcome));
+  LeaseLost(
+      state,
+      std::string(operation) + " answered " + store::UpdateOutcomeName(outcome),
+      key);
 }
 
 // A caught error ($.error: {Error, Cause}, as a Catch puts it) and what a
