@@ -135,18 +135,19 @@ for line in open(sys.argv[1]):
 PY
 
 # What the store recorded of it: `novacat jobs`. The nova's runs in SK
-# (job_run_id) order; initialize_nova's run, started without a nova_id, by
+# (job_run_id) order, initialize_nova's among them (started without a
+# nova_id, it is listed under the nova it created when it ends), and found by
 # its id alone, with its Attempts.
 v1500=d4bbdda3-6824-4e82-b1ce-1b781190fbec
 "$novacat" jobs --nova $v1500 --db "$db" --format json >"$work/jobs.json" 2>"$work/err"
 expect_eq "jobs exit" "$?" "0"
 expect_eq "jobs runs" \
   "$(field "$work/jobs.json" "sorted((r['workflow'], r['status'], r['outcome'], r['duration_ms'] >= 0) for r in d['job_runs']), [r['job_run_id'] for r in d['job_runs']] == sorted(r['job_run_id'] for r in d['job_runs'])")" \
-  "[('discover_spectra_products', 'SUCCEEDED', 'DISCOVERED', True), ('download_and_validate_spectra', 'SUCCEEDED', 'VALIDATED', True), ('ingest_new_nova', 'SUCCEEDED', 'LAUNCHED', True), ('refresh_references', 'SUCCEEDED', 'REFRESHED', True)] True"
+  "[('discover_spectra_products', 'SUCCEEDED', 'DISCOVERED', True), ('download_and_validate_spectra', 'SUCCEEDED', 'VALIDATED', True), ('ingest_new_nova', 'SUCCEEDED', 'LAUNCHED', True), ('initialize_nova', 'SUCCEEDED', 'EXISTS_AND_LAUNCHED', True), ('refresh_references', 'SUCCEEDED', 'REFRESHED', True)] True"
 "$novacat" jobs --nova $v1500 --db "$db" >"$work/jobs.txt"
 expect_eq "jobs table head" "$(head -2 "$work/jobs.txt")" \
-  "JobRuns of nova $v1500: 4
-JOB_RUN_ID                            WORKFLOW                       STATUS     RESULT      STARTED               ENDED                 DURATION"
+  "JobRuns of nova $v1500: 5
+JOB_RUN_ID                            WORKFLOW                       STATUS     RESULT               STARTED               ENDED                 DURATION"
 init_run=$(field "$work/follow.json" "d['runs'][0]['job_run']['job_run_id']")
 "$novacat" jobs --run "$init_run" --db "$db" >"$work/run.txt"
 expect_eq "jobs --run" \
@@ -276,6 +277,12 @@ expect_eq "derived light curve head" \
   "$(head -2 "$work/cat.db.objects/novacat-local/derived/photometry/$v1500/$dataset/light_curve.csv")" \
   "time_mjd,magnitude,magnitude_error,band
 42654.25,3.2,0.05,V"
+# Its run, started by an S3 event without a nova_id, is listed with the
+# nova's runs once it knows the nova (AP-OPS-1), its Attempts beside it.
+"$novacat" jobs --nova "$v1500" --db "$db" --attempts --format json >"$work/jobs2.json"
+expect_eq "photometry run listed under its nova" \
+  "$(field "$work/jobs2.json" "[(r['workflow'], r['outcome'], len(r['attempts']) > 0) for r in d['job_runs'] if r['workflow'] == 'ingest_photometry_dataset']")" \
+  "[('ingest_photometry_dataset', 'INGESTED', True)]"
 "$novacat" photometry add --db "$db" --nova "$v1500" \
   fixtures/photometry/v1500cyg_aavso.csv >"$work/phot2.json" 2>"$work/phot2.err"
 expect_eq "photometry add again" \

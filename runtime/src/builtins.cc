@@ -381,6 +381,21 @@ json PublishEvent(const json& state, BuiltinContext& ctx,
   return out;
 }
 
+// A run that is not nova-scoped but came to know its nova (initialize_nova
+// creates it, ingest_photometry_dataset resolves it from the object) is
+// listed with the nova's runs too (AP-OPS-1): its final JobRun copied under
+// NOVA#<nova_id>; its Attempts stay under JOBRUN#<job_run_id>.
+void ListUnderNova(const json& out, const std::string& job_run_id,
+                   BuiltinContext& ctx) {
+  if (ctx.workflow.nova_scoped) return;
+  const std::string* nova = StringMember(out, "nova_id");
+  if (!nova || !IsUuid(*nova)) return;
+  std::optional<JobRun> run = ctx.store.GetJobRun(job_run_id, std::nullopt);
+  if (!run || run->status == JobRunStatus::kStarted) return;
+  run->nova_id = *nova;
+  ctx.store.PutJobRun(*run);
+}
+
 json FinalizeJobRunSuccess(const json& state, BuiltinContext& ctx) {
   json out = RequireObject(state, "FinalizeJobRunSuccess");
   std::string job_run_id =
@@ -407,6 +422,7 @@ json FinalizeJobRunSuccess(const json& state, BuiltinContext& ctx) {
       logger.Log(LogLevel::kWarn,
                  "the idempotency lock was no longer held; not completed");
   }
+  ListUnderNova(out, job_run_id, ctx);
   ordered_json fields = ordered_json::object();
   fields["outcome"] = outcome;
   logger.Log(LogLevel::kInfo, "job run succeeded", fields);
@@ -442,6 +458,7 @@ json FinalizeJobRunQuarantined(const json& state, BuiltinContext& ctx) {
     const std::string* key = StringMember(out, "workflow_idempotency_key");
     if (key) ctx.store.ReleaseLock(*key, job_run_id);
   }
+  ListUnderNova(out, job_run_id, ctx);
   ordered_json fields = ordered_json::object();
   fields["error_classification"] = "QUARANTINE";
   fields["error_fingerprint"] = fp;
@@ -521,6 +538,7 @@ json FinalizeJobRunFailed(const json& state, BuiltinContext& ctx) {
     const std::string* key = StringMember(out, "workflow_idempotency_key");
     if (key) ctx.store.ReleaseLock(*key, job_run_id);
   }
+  ListUnderNova(out, job_run_id, ctx);
   ordered_json fields = ordered_json::object();
   fields["error_classification"] = classification;
   fields["error_fingerprint"] = fingerprint;

@@ -1105,7 +1105,17 @@ TEST(WholeRunTest, InitializeNovaExistsAndLaunchedWithARetry) {
           R"("SK":"LOCK","entity":"Lock",)"
           R"("idempotency_key":"InitializeNova:v1324 sco:1:2026-11-25T00:00:00Z",)"
           R"("owner_job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
-          R"("state":"DONE","outcome":"EXISTS_AND_LAUNCHED"})"}));
+          R"("state":"DONE","outcome":"EXISTS_AND_LAUNCHED"})",
+          // The nova it found lists the run too (AP-OPS-1).
+          std::string(R"({"PK":"NOVA#)") + kNova + R"(","SK":"JOBRUN#)" +
+              "2245bd5f-bb68-4f68-a2eb-92502318fa4e" +
+              R"(","entity":"JobRun",)"
+              R"("job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
+              R"("workflow":"initialize_nova","nova_id":")" +
+              kNova + R"(",)" + corr +
+              R"("execution_arn":"arn:aws:states:us-east-1:1:execution:wf:e1",)"
+              R"("status":"SUCCEEDED","outcome":"EXISTS_AND_LAUNCHED",)"
+              R"("started_at":"2026-11-25T13:45:00Z","ended_at":"2026-11-25T13:45:07Z"})"}));
   EXPECT_EQ(
       w.bus.published(),
       (std::vector<CaptureBus::Published>{{"ingest_new_nova",

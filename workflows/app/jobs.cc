@@ -12,6 +12,18 @@ namespace novacat::workflows {
 
 namespace {
 
+// A run's Attempts under `nova_id`; a run listed under the nova it came to
+// know (builtins.cc, ListUnderNova) keeps them under JOBRUN#<id>.
+std::vector<runtime::Attempt> AttemptsOf(
+    runtime::RecordStore& store, const std::string& job_run_id,
+    const std::optional<std::string>& nova_id) {
+  std::vector<runtime::Attempt> attempts =
+      store.ListAttempts(job_run_id, nova_id);
+  if (attempts.empty() && nova_id)
+    attempts = store.ListAttempts(job_run_id, std::nullopt);
+  return attempts;
+}
+
 using json = nlohmann::ordered_json;
 
 // The digits of text[pos, pos + n) as a number, or -1.
@@ -150,13 +162,13 @@ JobsResult QueryJobs(runtime::RecordStore& store, const JobsQuery& query,
       return result;
     }
     result.report.runs.push_back(
-        {*run, store.ListAttempts(run->job_run_id, query.nova_id)});
+        {*run, AttemptsOf(store, run->job_run_id, query.nova_id)});
     return result;
   }
   for (runtime::JobRun& run : store.ListJobRuns(*query.nova_id)) {
     JobRunView view{std::move(run), std::nullopt};
     if (query.attempts)
-      view.attempts = store.ListAttempts(view.run.job_run_id, query.nova_id);
+      view.attempts = AttemptsOf(store, view.run.job_run_id, query.nova_id);
     result.report.runs.push_back(std::move(view));
   }
   if (result.report.runs.empty()) {

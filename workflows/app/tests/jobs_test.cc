@@ -485,9 +485,22 @@ TEST_F(JobsOfRealRunsTest, AnInitializeNovaRunIsFoundByItsIdAlone) {
   WorkflowRun run =
       RunOne("initialize_nova", {{"candidate_name", "V1500 Cyg"}});
   ASSERT_EQ(run.result.status, "SUCCEEDED");
-  // Its records are under its own id, not the nova's.
-  EXPECT_EQ(QueryJobs(world_.records, {kNova, {}, false}, "sqlite").status,
-            JobsResult::Status::kNotFound);
+  // Its records are under its own id; the nova it created lists it too,
+  // its Attempts read from under its id.
+  JobsResult by_nova = QueryJobs(world_.records, {kNova, {}, true}, "sqlite");
+  ASSERT_EQ(by_nova.status, JobsResult::Status::kOk) << by_nova.message;
+  ASSERT_EQ(by_nova.report.runs.size(), 1u);
+  EXPECT_EQ(by_nova.report.runs[0].run.job_run_id, run.job_run->job_run_id);
+  EXPECT_EQ(by_nova.report.runs[0].run.nova_id, kNova);
+  const std::vector<std::string> attempts = {
+      "AcquireIdempotencyLock - 1 SUCCEEDED -",
+      "BeginJobRun - 1 SUCCEEDED -",
+      "CheckExistingNovaByName - 1 SUCCEEDED -",
+      "FinalizeJobRunSuccess - 1 SUCCEEDED -",
+      "NormalizeCandidateName - 1 SUCCEEDED -",
+      "PublishIngestNewNova - 1 SUCCEEDED -",
+  };
+  EXPECT_EQ(AttemptRows(by_nova.report.runs[0]), attempts);
   JobsResult result =
       QueryJobs(world_.records, {{}, run.job_run->job_run_id, false}, "s");
   ASSERT_EQ(result.status, JobsResult::Status::kOk) << result.message;
@@ -495,15 +508,7 @@ TEST_F(JobsOfRealRunsTest, AnInitializeNovaRunIsFoundByItsIdAlone) {
   ASSERT_EQ(json["job_runs"].size(), 1u);
   EXPECT_EQ(json["job_runs"][0]["outcome"], "EXISTS_AND_LAUNCHED");
   EXPECT_EQ(json["job_runs"][0]["nova_id"], nullptr);
-  EXPECT_EQ(AttemptRows(result.report.runs[0]),
-            (std::vector<std::string>{
-                "AcquireIdempotencyLock - 1 SUCCEEDED -",
-                "BeginJobRun - 1 SUCCEEDED -",
-                "CheckExistingNovaByName - 1 SUCCEEDED -",
-                "FinalizeJobRunSuccess - 1 SUCCEEDED -",
-                "NormalizeCandidateName - 1 SUCCEEDED -",
-                "PublishIngestNewNova - 1 SUCCEEDED -",
-            }));
+  EXPECT_EQ(AttemptRows(result.report.runs[0]), attempts);
 }
 
 }  // namespace
