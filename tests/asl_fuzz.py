@@ -145,7 +145,9 @@ class Gen:
         kinds = ["int", "float", "str", "bool", "null"] + (["list", "dict"] if depth < 2 else [])
         k = r.choice(kinds)
         if k == "list":
-            return [self.random_json(depth + 1) for _ in range(r.randint(0, 3))]
+            # no null in an array: aws-local-stepfunctions' schema
+            # (asl-validator) refuses one inside a payload template
+            return [v for v in (self.random_json(depth + 1) for _ in range(r.randint(0, 3))) if v is not None]
         if k == "dict":
             return {r.choice(["k", "v", "w", "$x", "y.z"]) + str(i): self.random_json(depth + 1)
                     for i in range(r.randint(0, 3))}
@@ -177,10 +179,8 @@ class Gen:
             if t == "arr_int" and "int" in types:
                 options.append(f"$.{k}[0]")
             if t == "arr_obj":
-                if "int" in types:
-                    options.append(f"$.{k}[0].id")
-                if "str" in types:
-                    options.append(f"$.{k}[0].tag")
+                # No field of an array element ($.objs[0].id): moto answers
+                # such a path with a one-element array (see the doc above).
                 if "obj_item" in types:
                     options.append(f"$.{k}[0]")
         return self.pick(options) if options else None
@@ -403,7 +403,7 @@ class Gen:
                 c["ResultPath"] = None
                 c["Next"] = r.choice(later)
             else:
-                c["Next"] = sink()
+                c["Next"] = sink(error_output=True)
             out.append(c)
             if eq == ["States.ALL"]:
                 break
@@ -430,11 +430,15 @@ class Gen:
         order = []  # main sequence of names
         extra = {}  # sinks and other side states
 
-        def sink():
+        def sink(error_output=False):
+            """A state that ends the machine; it reads $.Error and $.Cause
+            only when it receives a catcher's error output."""
             name = self.name("Sink")
-            extra[name] = r.choice([{"Type": "Pass", "End": True},
-                                    {"Type": "Succeed"},
-                                    {"Type": "Pass", "Parameters": {"caught.$": "$.Error", "why.$": "$.Cause"}, "End": True}])
+            options = [{"Type": "Pass", "End": True}, {"Type": "Succeed"}]
+            if error_output:
+                options.append({"Type": "Pass", "Parameters": {"caught.$": "$.Error", "why.$": "$.Cause"},
+                                "End": True})
+            extra[name] = r.choice(options)
             return name
 
         kinds = ["Pass", "Pass", "Task", "Task", "Task", "Choice", "Wait"]
@@ -512,7 +516,8 @@ class Gen:
                 st["ResultPath"] = f"$.{self.pick(self.fields(schema, ('obj',)))}.{self.name('r')}"
             else:
                 st["ResultPath"] = None
-        if terminal and r.random() < 0.3:
+        replaced = st["Type"] in ("Pass", "Task", "Parallel", "Map") and "ResultPath" not in st
+        if terminal and r.random() < 0.3 and not replaced:
             st["OutputPath"] = self.pick([f"$.{k}" for k in schema] + ["$"] +
                                          ([st["ResultPath"]] if st.get("ResultPath") else []))
         elif r.random() < 0.1:
@@ -525,6 +530,8 @@ class Gen:
             k = r.random()
             if k < 0.3:
                 st["Result"] = self.random_json()
+                if st["Result"] is None:  # see the module's doc: Result null
+                    st["Result"] = {}
             elif k < 0.8:
                 st["Parameters"] = self.template(schema)
             self.io_fields(st, schema, terminal)
@@ -617,7 +624,9 @@ class Gen:
                         sel[k + ".$"] = f"$.{k}"
                         inner[k] = t
                 st["ItemSelector"] = sel
-            st["ItemProcessor"] = self.machine(inner, depth + 1, safe or conc != 1, r.randint(1, 3))
+            # Every iteration is safe: aws-local-stepfunctions starts the
+            # next iterations after one failed, even at MaxConcurrency 1.
+            st["ItemProcessor"] = self.machine(inner, depth + 1, True, r.randint(1, 3))
             if r.random() < 0.2:
                 st["ResultSelector"] = {"all.$": "$", "n.$": "States.ArrayLength($)"}
             if not safe and r.random() < 0.3:
@@ -773,6 +782,20 @@ class MotoEngine:
         from moto.stepfunctions.parser.asl.component.common.path import result_path
         json_path.parse = functools.lru_cache(maxsize=4096)(json_path.parse)
         result_path.parse = functools.lru_cache(maxsize=4096)(result_path.parse)
+        # An execution runs on the calling thread (as moto's own
+        # SyncExecutionWorker does for StartSyncExecution) rather than on a
+        # thread of its own polled through DescribeExecution, which cost more
+        # than the execution; the interpreter is the same.
+        from moto.stepfunctions.parser.backend import execution_worker
+        execution_worker.ExecutionWorker.start = lambda worker: worker._execution_logic()
+        # A Parallel branch or Map iteration still running when its execution
+        # failed stops with this error on its thread: not an answer, not noise.
+        default_hook = threading.excepthook
+
+        def excepthook(args):
+            if "Could not set NextState value when in state" not in str(args.exc_value):
+                default_hook(args)
+        threading.excepthook = excepthook
         environment.Environment.is_mocked_mode = is_mocked_mode
         environment.Environment.get_current_mocked_response = get_current_mocked_response
         retrier_decl.time = NoSleep()
@@ -781,8 +804,6 @@ class MotoEngine:
         self.mock.start()
         self.client = boto3.client("stepfunctions", region_name="us-east-1",
                                    aws_access_key_id="testing", aws_secret_access_key="testing")
-        from moto.stepfunctions.parser.utils import TMP_THREADS
-        self.threads = TMP_THREADS
         self.n = 0
 
     def run(self, case):
@@ -797,24 +818,30 @@ class MotoEngine:
                 roleArn="arn:aws:iam::123456789012:role/fuzz")["stateMachineArn"]
         except Exception as e:  # noqa: BLE001 - any refusal is reported as such
             return {"invalid": str(e)[:500]}
-        # The execution runs on a thread of moto's (utils.TMP_THREADS, which
-        # moto appends every thread it starts to): join it rather than poll,
-        # which would contend for the GIL with it.
-        threads = self.threads
-        first = len(threads)
         ex = self.client.start_execution(stateMachineArn=arn, name=f"exec{self.n}",
                                          input=json.dumps(case["input"]))["executionArn"]
-        threads[first].join(60)
         d = self.client.describe_execution(executionArn=ex)
         if d["status"] == "RUNNING":
-            return {"crashed": "moto: still RUNNING after 60 s"}
-        del threads[:]
+            return {"crashed": "moto: still RUNNING after its execution returned"}
+        # The states entered, from the history: moto runs branches and
+        # iterations on threads, so they are compared as a multiset.
+        states = []
+        pages = self.client.get_paginator("get_execution_history").paginate(executionArn=ex)
+        for page in pages:
+            for event in page["events"]:
+                if event["type"].endswith("StateEntered"):
+                    states.append(event["stateEnteredEventDetails"]["name"])
         self.client.delete_state_machine(stateMachineArn=arn)
         out = {"status": d["status"], "output": None, "error": d.get("error"), "cause": d.get("cause"),
-               "waits": sorted(self.waits)}
+               "waits": sorted(self.waits), "states": sorted(states)}
+        # moto fails a Choice that matches no rule and has no Default with
+        # States.Runtime and this cause, where the ASL specification (and
+        # Step Functions) names the error States.NoChoiceMatched: read as that.
+        if out["error"] == "States.Runtime" and "No branching option reached" in (out["cause"] or ""):
+            out["error"] = "States.NoChoiceMatched"
         if d["status"] == "SUCCEEDED":
             try:
-                out["output"] = json.loads(d["output"])
+                out["output"] = json.loads(d["output"]) if "output" in d else None
             except ValueError:
                 # moto's DescribeExecution gives a string output unquoted
                 # (an API serialization slip, not the interpreter's answer)
@@ -862,11 +889,12 @@ def differ(a, b, ordered):
             diffs.append("cause")
     wa = [float(w) for w in a.get("waits") or []]
     wb = [float(w) for w in b.get("waits") or []]
+    sa, sb = a.get("states") or [], b.get("states") or []
     if not ordered:
-        wa, wb = sorted(wa), sorted(wb)
+        wa, wb, sa, sb = sorted(wa), sorted(wb), sorted(sa), sorted(sb)
     if not json_equal(wa, wb):
         diffs.append("waits")
-    if ordered and a.get("states") != b.get("states"):
+    if sa != sb:
         diffs.append("states")
     return diffs
 
@@ -890,6 +918,13 @@ def verdict(answers):
     if not nm and not lm:  # novacat and local-sfn differ only in order
         return "novacat|local-sfn", tuple(nl)
     return "all", tuple(nl)
+
+
+# Where aws-local-stepfunctions or moto alone answers otherwise, novacat has
+# the majority: the run says so (NOTE) and passes unless --strict. Such a
+# case is still a finding: which of them is right is settled by the ASL
+# specification, and each one settled is kept in tests/asl_cases/.
+TOLERATED = ("local-sfn", "moto")
 
 
 class Runner:
@@ -1036,25 +1071,33 @@ def candidates(case):
     return out
 
 
+def size(case):
+    return len(json.dumps(case))
+
+
 def minimize(runner, case, target, log):
+    """The smallest case reachable by one-step simplifications with verdict `target`.
+
+    Candidates are tried smallest first; aws-local-stepfunctions answers a
+    chunk of them in one Node process, then novacat and moto answer them one
+    by one until one keeps the verdict (most rounds stop at the first)."""
     rounds = 0
     while True:
         rounds += 1
-        cands = candidates(case)
-        if not cands:
-            return case
+        cands = sorted(candidates(case), key=size)
         found = None
-        # batches keep one Node process per round's worth of candidates
-        for start in range(0, len(cands), 40):
-            chunk = cands[start:start + 40]
-            for cand, answers in zip(chunk, runner.run(chunk)):
+        for start in range(0, len(cands), 25):
+            chunk = cands[start:start + 25]
+            for cand, ref in zip(chunk, run_local_sfn(chunk, runner.tmp)):
+                answers = {"local-sfn": ref, "novacat": run_novacat(runner.novacat, cand, runner.tmp),
+                           "moto": runner.moto.run(cand)}
                 if verdict(answers) == target:
                     found = cand
                     break
             if found:
                 break
         if not found:
-            log(f"  minimized in {rounds} rounds: {len(json.dumps(case))} bytes")
+            log(f"  minimized in {rounds} rounds to {size(case)} bytes")
             return case
         case = found
 
@@ -1075,12 +1118,15 @@ def main():
     parser.add_argument("--cases", type=int, default=100, help="how many seeds from --seed (default 100)")
     parser.add_argument("--batch", type=int, default=100, help="cases per aws-local-stepfunctions process")
     parser.add_argument("--print", action="store_true", help="print each case's JSON and stop")
+    parser.add_argument("--case", metavar="FILE", help="run (and --minimize) this case instead of seeds")
     parser.add_argument("--minimize", action="store_true", help="shrink each disagreeing case")
     parser.add_argument("--save", metavar="DIR", help="write each (minimized) disagreeing case there")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail on every disagreement, also where novacat sides with the other two")
     parser.add_argument("-v", dest="verbose", action="store_true", help="a line per case")
     args = parser.parse_args()
 
-    seeds = range(args.seed, args.seed + args.cases)
+    seeds = range(args.seed, args.seed + (1 if args.case else args.cases))
     if args.print:
         for s in seeds:
             print(json.dumps(generate(s), indent=2))
@@ -1097,7 +1143,12 @@ def main():
         seeds = list(seeds)
         for start in range(0, len(seeds), args.batch):
             chunk = seeds[start:start + args.batch]
-            cases = [generate(s) for s in chunk]
+            if args.case:
+                with open(args.case) as f:
+                    given = json.load(f)
+                cases = [{k: given[k] for k in ("definition", "script", "input")}]
+            else:
+                cases = [generate(s) for s in chunk]
             for seed, case, answers in zip(chunk, cases, runner.run(cases)):
                 kind, detail = verdict(answers)
                 counts[kind] = counts.get(kind, 0) + 1
@@ -1106,8 +1157,14 @@ def main():
                     print(f"seed {seed}: {kind} {detail or ''} ({status})")
                 if kind == "agree":
                     continue
-                bad.append(seed)
-                print(f"DISAGREE seed {seed}: odd one out {kind}, fields {detail}")
+                if kind in TOLERATED and not args.strict:
+                    print(f"NOTE     seed {seed}: {kind} alone answers otherwise ({detail}); "
+                          "novacat sides with the other two")
+                    if not (args.verbose or args.minimize or args.save):
+                        continue
+                else:
+                    bad.append(seed)
+                    print(f"DISAGREE seed {seed}: odd one out {kind}, fields {detail}")
                 print(describe(answers))
                 print(f"  reproduce: NOVACAT=... python3 tests/asl_fuzz.py --seed {seed} --cases 1 "
                       f"--minimize [--save DIR]")
@@ -1130,7 +1187,7 @@ def main():
     n = len(seeds)
     print(f"{n} cases (seeds {args.seed}..{args.seed + n - 1}) in {took:.1f}s, {n / took:.1f} cases/s: "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-    if any(verdict_kind == "broken" for verdict_kind in counts):
+    if "broken" in counts:
         return 2
     return 1 if bad else 0
 
