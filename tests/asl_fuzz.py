@@ -15,38 +15,58 @@ tests/asl_cases/'s format and a random input. Every case runs on
 
 and the answers are compared: status, output (SUCCEEDED), error and cause
 (FAILED) on all three; the states entered and the retry waits in order
-between novacat and local-sfn (moto runs branches and iterations on threads,
-so its retry waits are compared as a multiset and its states not at all).
-The cause of a `States.*` error is implementation-defined text and is not
-compared. A disagreement prints the seed, which engine is the odd one out,
-the differences, and the command that reproduces it; `--minimize` shrinks it
-(drops states, fields, rules, branches, input keys while the same engine
-stays the odd one out with the same differing fields) and `--save DIR` writes
-the smallest case in tests/asl_cases/'s format.
+between novacat and local-sfn, as a multiset with moto (which runs branches
+and iterations on threads; its states come from its execution history). The
+cause of a `States.*` error is implementation-defined text and is not
+compared.
+
+The verdict: where all three agree, the case passes. Where one engine alone
+answers otherwise, the other two are the majority. When that engine is
+aws-local-stepfunctions or moto, novacat has the majority: the run prints a
+NOTE and passes (unless --strict), since the test is of novacat; every such
+finding is still settled against the ASL specification, and kept in
+tests/asl_cases/ (with reference_disagrees when aws-local-stepfunctions is
+the wrong one). When novacat is the odd one out, when all three differ, or
+when novacat and local-sfn differ only in the order moto cannot see, the run
+fails. A failure prints the seed, the odd one out, each engine's answer and
+the command that reproduces it; `--minimize` shrinks the case (drops states,
+fields, rules, branches, outcomes, input keys while the verdict stays the
+same) and `--save DIR` writes it in tests/asl_cases/'s format.
 
     python3 tests/asl_fuzz.py --cases 200 --seed 1            # seeds 1..200
     python3 tests/asl_fuzz.py --seed 4711 --cases 1 --print   # one case's JSON
     python3 tests/asl_fuzz.py --seed 4711 --cases 1 --minimize --save /tmp/out
+    python3 tests/asl_fuzz.py --case CASE.json --minimize     # a case file
 
 NOVACAT names the novacat binary (as for differential_test.py). Exit 0 when
-every case agrees on all three engines, 1 on a disagreement, 2 on a case an
-engine refused or crashed on (a generator bug: cases are valid by
-construction). Standard library, boto3 and moto only.
+no case failed, 1 when one did, 2 when an engine refused or crashed on a
+case (a generator bug: cases are valid by construction). Standard library,
+boto3 and moto only.
 
-What the generator leaves out, and why (each a known disagreement or an
-engine limit, not a property of the ASL being fuzzed):
-- a path that matches nothing inside an intrinsic function's arguments, an
+What the generator leaves out, and why:
+- known disagreements of novacat, being fixed in runtime/src/asl/ (issue
+  39): a path that matches nothing inside an intrinsic's arguments, an
   intrinsic in a Fail state's ErrorPath/CausePath, a Fail state without
-  Error or Cause, Assign, HeartbeatSeconds, a run near the 25,000-event
-  history quota: known disagreements of novacat, being fixed in
-  runtime/src/asl/ (issue 39);
-- TimeoutSeconds and timed-out invocations: moto's task timeout is a wall
-  clock thread wait;
+  Error or Cause, Assign, HeartbeatSeconds, runs near the 25,000-event
+  history quota;
+- a novacat gap found by this fuzzer: JSONPath wildcards and slices
+  ($.objs[*].id), which novacat refuses when it loads the definition;
+- what a third-party engine gets wrong where it would leave novacat
+  unjudged (no majority): a field of an array element ($.objs[0].id; moto
+  answers a one-element array); a failing Map iteration (aws-local-
+  stepfunctions starts the next iterations after one failed, even at
+  MaxConcurrency 1, so every Map iteration is "safe", see below); a Pass
+  Result of null (aws-local-stepfunctions ignores a falsy Result, see
+  tests/asl_cases/pass_result_falsy_values.json, and what Step Functions
+  makes of `"Result": null` is not documented: no majority); null inside
+  a constant array (asl-validator refuses it in a payload template);
+- TimeoutSeconds and timed-out invocations: moto's task timeout waits on
+  the wall clock;
 - $$.Execution.Id/Name/StartTime, $$.State.*, States.UUID,
   States.MathRandom, FULL jitter: not the same on every engine by design;
-- Wait's Timestamp/SecondsPath/TimestampPath: aws-local-stepfunctions
-  sleeps through Wait states (the runner makes every sleep instant), only
-  `Seconds` is fuzzed.
+- Wait's Timestamp/SecondsPath/TimestampPath: only `Seconds` is fuzzed (no
+  engine sleeps: run_local_sfn.mjs fires every sleep at once, moto's waits
+  are patched out, novacat's clock is virtual).
 """
 
 import argparse
@@ -1150,6 +1170,7 @@ def main():
             else:
                 cases = [generate(s) for s in chunk]
             for seed, case, answers in zip(chunk, cases, runner.run(cases)):
+                seed = args.case or seed  # what the lines below name the case by
                 kind, detail = verdict(answers)
                 counts[kind] = counts.get(kind, 0) + 1
                 status = answers["novacat"].get("status")
@@ -1166,8 +1187,8 @@ def main():
                     bad.append(seed)
                     print(f"DISAGREE seed {seed}: odd one out {kind}, fields {detail}")
                 print(describe(answers))
-                print(f"  reproduce: NOVACAT=... python3 tests/asl_fuzz.py --seed {seed} --cases 1 "
-                      f"--minimize [--save DIR]")
+                which = f"--case {args.case}" if args.case else f"--seed {seed} --cases 1"
+                print(f"  reproduce: NOVACAT=... python3 tests/asl_fuzz.py {which} --minimize [--save DIR]")
                 if args.minimize and kind != "broken":
                     case = minimize(runner, case, (kind, detail), print)
                     answers = runner.run([case])[0]
@@ -1176,10 +1197,11 @@ def main():
                 if args.save:
                     os.makedirs(args.save, exist_ok=True)
                     saved = dict(case)
-                    saved["note"] = f"asl_fuzz.py seed {seed}: odd one out {kind} on {detail}; " + \
+                    saved["note"] = f"asl_fuzz.py {seed}: odd one out {kind} on {detail}; " + \
                         "; ".join(f"{e}: {json.dumps({k: answers[e].get(k) for k in ('status', 'output', 'error', 'cause')})}"
                                   for e in ENGINES)
-                    with open(os.path.join(args.save, f"fuzz_seed{seed}.json"), "w") as f:
+                    base = os.path.basename(args.case)[:-5] if args.case else f"seed{seed}"
+                    with open(os.path.join(args.save, f"fuzz_{base}.json"), "w") as f:
                         json.dump(saved, f, indent=2)
                         f.write("\n")
         runner.moto.mock.stop()
