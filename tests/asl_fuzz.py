@@ -118,6 +118,8 @@ ERRORS = ("ErrA", "ErrB", "ErrC")
 
 
 class Gen:
+    """One case's generator: everything it draws comes from random.Random(seed)."""
+
     def __init__(self, seed):
         self.rng = random.Random(seed)
         self.n = 0
@@ -127,9 +129,6 @@ class Gen:
     def name(self, kind):
         self.n += 1
         return f"{kind}{self.n}"
-
-    def chance(self, p):
-        return self.rng.random() < p
 
     def pick(self, seq):
         return self.rng.choice(list(seq))
@@ -178,8 +177,10 @@ class Gen:
         schema = {"n": "int", "m": "int", "f": "float", "s": "str", "t": "str", "b": "bool",
                   "z": "null", "ts": "ts", "arr": "arr_int", "objs": "arr_obj", "o": "obj",
                   "js": "json_str", "csv": "csv"}
+        # The schema: each field's type, which every path and comparator the
+        # generator writes is chosen by (ints stay small, so MathAdd stays
+        # in range; js is always a JSON text, for StringToJson).
         doc = {k: self.value_of(t) for k, t in schema.items()}
-        # Keep MathAdd within its range and StringToJson's input a JSON text.
         return doc, schema
 
     # -- paths and intrinsics --
@@ -289,9 +290,12 @@ class Gen:
             if p:
                 return f"States.StringToJson({p})"
         if k == "getitem":
+            # the only arrays of ints are the input's (a Map's inner schema
+            # copies ints, strings and objects only): the index is in range
             for name, t in schema.items():
                 if t == "arr_int":
-                    return f"States.ArrayGetItem($.{name}, {r.randint(0, len(self.input.get(name, [0])) - 1) if name in (self.input or {}) else 0})"
+                    last = len(self.input[name]) - 1
+                    return f"States.ArrayGetItem($.{name}, {r.randint(0, last)})"
         if k == "contains":
             p = self.path_to(schema, ("arr_int",))
             if p:
@@ -306,7 +310,7 @@ class Gen:
                 return e
         return f"States.Array({e})"
 
-    def template(self, schema, depth=0, result_keys=None):
+    def template(self, schema, depth=0):
         """A payload template: constants, `.$` paths and intrinsics."""
         r = self.rng
         out = {}
