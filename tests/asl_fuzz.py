@@ -1093,7 +1093,7 @@ def candidates(case):
                     s["End"] = True
                 variant(end)
             for key in ("InputPath", "OutputPath", "ResultPath", "Parameters", "ResultSelector", "Retry",
-                        "Catch", "Result", "ItemSelector", "MaxConcurrency", "Default", "Cause", "CausePath"):
+                        "Catch", "Result", "ItemSelector", "MaxConcurrency", "Default"):
                 if key in st:
                     def drop(c, name=name, key=key, nth=nth):
                         del nth(c)["States"][name][key]
@@ -1122,6 +1122,12 @@ def candidates(case):
                             r.update(copy.deepcopy(sub))
                             r["Next"] = nxt
                         variant(flat)
+    for m_i, m in enumerate(ms):
+        start = m["States"].get(m["StartAt"], {})
+        for t in sorted({c["Next"] for c in start.get("Choices", [])} | ({start["Default"]} if "Default" in start else set())):
+            def restart(c, m_i=m_i, t=t):
+                list(machines(c["definition"]))[m_i]["StartAt"] = t
+            variant(restart)
     for name, outs in case["script"].items():
         if len(outs) > 1:
             for i in range(len(outs)):
