@@ -36,7 +36,7 @@ same) and `--save DIR` writes it in tests/asl_cases/'s format.
 
     python3 tests/asl_fuzz.py --cases 200 --seed 1            # seeds 1..200
     python3 tests/asl_fuzz.py --seed 4711 --cases 1 --print   # one case's JSON
-    python3 tests/asl_fuzz.py --seed 4711 --cases 1 --minimize --save /tmp/out
+    python3 tests/asl_fuzz.py --seed 4711 --cases 1 --minimize --save DIR
     python3 tests/asl_fuzz.py --case CASE.json --minimize     # a case file
 
 NOVACAT names the novacat binary (as for differential_test.py). Exit 0 when
