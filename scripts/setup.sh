@@ -55,6 +55,14 @@ command -v aws >/dev/null 2>&1 && aws --version >/dev/null 2>&1 ||
   py_missing+=("aws: no working aws CLI on PATH (the stack deploy test)")
 "$python" -c 'import boto3' 2>/dev/null ||
   py_missing+=("boto3: $python cannot import boto3 (the moto tests' setup and checks)")
+# asl_fuzz.py runs moto's Step Functions interpreter in process and scripts
+# its Tasks through these (tests/asl_fuzz.py, MotoEngine).
+"$python" -c 'from moto.stepfunctions.parser.asl.eval.environment import Environment
+from moto.stepfunctions.parser.mocking.mock_config import MockedResponseReturn, MockedResponseThrow
+from moto.stepfunctions.parser.asl.utils import json_path
+from moto.stepfunctions.parser.backend import execution_worker
+assert hasattr(Environment, "get_current_mocked_response")' 2>/dev/null ||
+  py_missing+=("moto's Step Functions interpreter: $python cannot import moto.stepfunctions.parser as tests/asl_fuzz.py uses it (moto 5.2)")
 if [ ${#py_missing[@]} -gt 0 ]; then
   echo "setup: missing Python tools the AWS tests need:" >&2
   printf '  - %s\n' "${py_missing[@]}" >&2
