@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # A run killed at any point, then run again, completes (issue 39): one name
 # followed through every seed workflow (`novacat run --follow`), the process
-# killed with SIGKILL after its k-th Task invocation for every third k of
-# the whole chain (each workflow's prologue, Tasks, Map items, epilogue and
-# the moments between workflows), then the same command again. After the second command: exit
-# 0; every workflow of the chain has a run that did the work (SUCCEEDED, not
-# DUPLICATE_SKIPPED); no JobRun left STARTED, no idempotency lock HELD, no
-# dataset IN_PROGRESS, nothing left in the outbox or the live runs' folder.
+# killed with SIGKILL after its k-th Task invocation for every STEP-th k
+# (every third by default) of the whole chain (each workflow's prologue,
+# Tasks, Map items, epilogue and the moments between workflows), then the
+# same command again. After the second command: exit 0; every workflow of
+# the chain has a run that did the work (SUCCEEDED, not DUPLICATE_SKIPPED);
+# no JobRun left STARTED, no idempotency lock HELD, no dataset IN_PROGRESS,
+# nothing left in the outbox or the live runs' folder.
 # The kill point is counted in Task invocations (NOVACAT_TEST_KILL_AFTER_TASKS),
 # so nothing depends on the machine's speed.
-# Usage: run_kill_test.sh NOVACAT (from the repository root: the fixtures).
+# Usage: run_kill_test.sh NOVACAT [STEP] (from the repository root: the
+# fixtures); STEP (default 3) is the distance between two kill points.
 set -u
 novacat=$1
+step=${2:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -57,7 +60,7 @@ nothing left"
 
 points=0
 exec 3>&2 2>/dev/null  # the shell's notices of the kills
-for ((k = 1; k < tasks; k += 3)); do
+for ((k = 1; k < tasks; k += step)); do
   points=$((points + 1))
   db=$work/kill$k.db
   cp "$work/seeded.db" "$db"
@@ -75,8 +78,9 @@ done
 exec 2>&3
 
 # What the rerun says it did, at one point inside refresh_references'
-# run (k = 30 lands there): the dead run reaped, its events delivered.
-k=31
+# run (k = 28 lands there with either step): the dead run reaped, its
+# events delivered.
+k=28
 expect_eq "reaped and resumed" \
   "$(python3 -c "
 import json; d = json.load(open('$work/again$k.json'))
