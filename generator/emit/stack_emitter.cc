@@ -418,6 +418,7 @@ class WorkflowPartBuilder {
 
     Schedules(spec, function, machine);
     ObjectCreatedRules(spec, machine);
+    ReaperRule(spec, function, machine);
 
     part_.outputs[machine + "Arn"] = {
         {"Description", fmt::format("The {} state machine.", w)},
@@ -561,6 +562,43 @@ class WorkflowPartBuilder {
       part_.resources[id + "Role"] =
           StartExecutionRole("events.amazonaws.com", machine);
     }
+  }
+
+  // <P>Reaper (every workflow keeps a JobRun: missing-builtin): Step
+  // Functions' status changes of the state machine's executions that ended
+  // without finishing their run (ABORTED, TIMED_OUT, FAILED), on the
+  // default bus where Step Functions sends them, to the workflow's own
+  // function, which finalizes the run and releases its lock and leases
+  // (store/reaper.h; idempotent, as EventBridge delivers at least once);
+  // and EventBridge's permission to invoke it from that rule.
+  void ReaperRule(const WorkflowSpec& spec, const std::string& function,
+                  const std::string& machine) {
+    const std::string id = spec.PascalName() + "Reaper";
+    part_.resources[id] = {
+        {"Type", "AWS::Events::Rule"},
+        {"Properties",
+         {{"Description",
+           fmt::format("{}'s executions stopped, timed out or failed outside "
+                       "its catch: its function finalizes the run and "
+                       "releases its lock and leases.",
+                       spec.workflow)},
+          {"EventPattern",
+           {{"source", {"aws.states"}},
+            {"detail-type", {"Step Functions Execution Status Change"}},
+            {"detail",
+             {{"status", {"ABORTED", "TIMED_OUT", "FAILED"}},
+              {"stateMachineArn", {Ref(machine)}}}}}},
+          {"State", "ENABLED"},
+          {"Targets",
+           Json::array({Delivered(
+               {{"Id", "reaper"}, {"Arn", GetAtt(function, "Arn")}})})}}}};
+    part_.resources[id + "Permission"] = {
+        {"Type", "AWS::Lambda::Permission"},
+        {"Properties",
+         {{"Action", "lambda:InvokeFunction"},
+          {"FunctionName", Ref(function)},
+          {"Principal", "events.amazonaws.com"},
+          {"SourceArn", GetAtt(id, "Arn")}}}};
   }
 
   const WorkflowSpec& spec_;
@@ -815,28 +853,27 @@ class StackBuilder {
     for (const auto& [id, resource] : resources_.items())
       if (resource["Type"] == "AWS::Events::Rule")
         rules.push_back(GetAtt(id, "Arn"));
-    if (rules.empty() && !HasResourceOfType("AWS::Scheduler::Schedule")) return;
+    // Every stack has a rule: each workflow's reaper (every workflow keeps
+    // a JobRun: missing-builtin).
     const std::string queue = kUndelivered;
     resources_[queue] = {
         {"Type", "AWS::SQS::Queue"},
         {"Properties",
          {{"MessageRetentionPeriod", kUndeliveredRetentionSeconds},
           {"SqsManagedSseEnabled", true}}}};
-    if (!rules.empty()) {
-      resources_[queue + "Policy"] = {
-          {"Type", "AWS::SQS::QueuePolicy"},
-          {"Properties",
-           {{"Queues", {Ref(queue)}},
-            {"PolicyDocument",
-             {{"Version", "2012-10-17"},
-              {"Statement",
-               {{{"Effect", "Allow"},
-                 {"Principal", {{"Service", "events.amazonaws.com"}}},
-                 {"Action", "sqs:SendMessage"},
-                 {"Resource", GetAtt(queue, "Arn")},
-                 {"Condition",
-                  {{"ArnEquals", {{"aws:SourceArn", rules}}}}}}}}}}}}};
-    }
+    resources_[queue + "Policy"] = {
+        {"Type", "AWS::SQS::QueuePolicy"},
+        {"Properties",
+         {{"Queues", {Ref(queue)}},
+          {"PolicyDocument",
+           {{"Version", "2012-10-17"},
+            {"Statement",
+             {{{"Effect", "Allow"},
+               {"Principal", {{"Service", "events.amazonaws.com"}}},
+               {"Action", "sqs:SendMessage"},
+               {"Resource", GetAtt(queue, "Arn")},
+               {"Condition",
+                {{"ArnEquals", {{"aws:SourceArn", rules}}}}}}}}}}}}};
     resources_[queue + "Alarm"] = FirstOccurrenceAlarm(
         "An event or a scheduled invocation could not be delivered; it is "
         "kept in the NovaCatUndeliveredEvents queue.",

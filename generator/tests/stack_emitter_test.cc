@@ -140,6 +140,10 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
         expected_types.push_back(type);
       }
     }
+    expected_ids.push_back(s + "Reaper");
+    expected_types.push_back("AWS::Events::Rule");
+    expected_ids.push_back(s + "ReaperPermission");
+    expected_types.push_back("AWS::Lambda::Permission");
   }
   for (const char* route : {"RouteIngestNewNovaRefreshReferences",
                             "RouteIngestNewNovaDiscoverSpectraProducts",
@@ -161,8 +165,10 @@ TEST(StackEmitterTest, ResourcesOfTheSeeds) {
   // Each way into the queue, in the order of its resource.
   for (const char* sender :
        {"DiscoverSpectraProductsFunction",
-        "DiscoverSpectraProductsScheduleRoute", "RefreshReferencesFunction",
-        "RefreshReferencesScheduleRoute", "RouteIngestNewNovaRefreshReferences",
+        "DiscoverSpectraProductsScheduleRoute", "DiscoverSpectraProductsReaper",
+        "IngestNewNovaReaper", "InitializeNovaReaper",
+        "RefreshReferencesFunction", "RefreshReferencesScheduleRoute",
+        "RefreshReferencesReaper", "RouteIngestNewNovaRefreshReferences",
         "RouteIngestNewNovaDiscoverSpectraProducts",
         "RouteInitializeNovaIngestNewNova", "NovaCatSchedules"}) {
     expected_ids.push_back(std::string(sender) + "DeadLetterAlarm");
@@ -407,7 +413,11 @@ TEST(StackEmitterTest, UndeliveredEventsGoToOneQueue) {
         "Resource": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]},
         "Condition": {"ArnEquals": {"aws:SourceArn": [
           {"Fn::GetAtt": ["DiscoverSpectraProductsScheduleRoute", "Arn"]},
+          {"Fn::GetAtt": ["DiscoverSpectraProductsReaper", "Arn"]},
+          {"Fn::GetAtt": ["IngestNewNovaReaper", "Arn"]},
+          {"Fn::GetAtt": ["InitializeNovaReaper", "Arn"]},
           {"Fn::GetAtt": ["RefreshReferencesScheduleRoute", "Arn"]},
+          {"Fn::GetAtt": ["RefreshReferencesReaper", "Arn"]},
           {"Fn::GetAtt": ["RouteIngestNewNovaRefreshReferences", "Arn"]},
           {"Fn::GetAtt": ["RouteIngestNewNovaDiscoverSpectraProducts", "Arn"]},
           {"Fn::GetAtt": ["RouteInitializeNovaIngestNewNova", "Arn"]}]}}}]}}})"));
@@ -443,7 +453,7 @@ TEST(StackEmitterTest, UndeliveredEventsGoToOneQueue) {
       EXPECT_EQ(t["DeadLetterConfig"], delivered["DeadLetterConfig"]) << id;
     }
   }
-  EXPECT_EQ(targets, 7);  // 5 rules, 2 schedules
+  EXPECT_EQ(targets, 11);  // 5 rules, 4 reapers, 2 schedules
 }
 
 // What the dead-letter queue refuses is lost: each sender's count of those
@@ -525,29 +535,64 @@ TEST(StackEmitterTest, DeadLettersTheQueueRefusesAreAlarmed) {
           << id;
     }
   }
-  EXPECT_EQ(senders.size(), 12u);  // 7 rules, the group, 4 functions
+  EXPECT_EQ(senders.size(), 18u);  // 7 rules, 6 reapers, the group, 4 functions
   EXPECT_EQ(alarmed, senders);
 }
 
-// A stack with no rule and no schedule has no dead-letter queue, no
-// schedule group and nothing to alarm on their failures.
-TEST(StackEmitterTest, NoQueueWithoutARuleOrASchedule) {
+// Each workflow's reaper (store/reaper.h): Step Functions' status changes
+// of its state machine's executions that ended without finishing their run
+// go to its own function, which EventBridge may invoke from that rule
+// alone. A lone workflow without schedules or routes: its reaper is its
+// one rule, so it has the dead-letter queue too, and no schedule group.
+TEST(StackEmitterTest, EachWorkflowsReaperInvokesItsFunction) {
   Json r = Stack(Load({"specs/initialize_nova.yaml"}))["Resources"];
-  EXPECT_FALSE(r.contains("NovaCatUndeliveredEvents"));
-  EXPECT_FALSE(r.contains("NovaCatUndeliveredEventsPolicy"));
-  EXPECT_FALSE(r.contains("NovaCatUndeliveredEventsAlarm"));
+  const Json delivered = Json::parse(R"({
+    "RetryPolicy": {"MaximumRetryAttempts": 185, "MaximumEventAgeInSeconds": 86400},
+    "DeadLetterConfig": {"Arn": {"Fn::GetAtt": ["NovaCatUndeliveredEvents", "Arn"]}}})");
+  Json target = {
+      {"Id", "reaper"},
+      {"Arn",
+       Json::parse(R"({"Fn::GetAtt": ["InitializeNovaFunction", "Arn"]})")}};
+  target.update(delivered);
+  EXPECT_EQ(
+      r["InitializeNovaReaper"],
+      Json(
+          {{"Type", "AWS::Events::Rule"},
+           {"Properties",
+            {{"Description",
+              "initialize_nova's executions stopped, timed out or failed "
+              "outside "
+              "its catch: its function finalizes the run and releases its lock "
+              "and leases."},
+             {"EventPattern", Json::parse(R"({
+          "source": ["aws.states"],
+          "detail-type": ["Step Functions Execution Status Change"],
+          "detail": {"status": ["ABORTED", "TIMED_OUT", "FAILED"],
+                     "stateMachineArn": [{"Ref": "InitializeNovaStateMachine"}]}})")},
+             {"State", "ENABLED"},
+             {"Targets", Json::array({target})}}}}));
+  EXPECT_EQ(r["InitializeNovaReaperPermission"], Json::parse(R"({
+    "Type": "AWS::Lambda::Permission",
+    "Properties": {"Action": "lambda:InvokeFunction",
+                   "FunctionName": {"Ref": "InitializeNovaFunction"},
+                   "Principal": "events.amazonaws.com",
+                   "SourceArn": {"Fn::GetAtt": ["InitializeNovaReaper", "Arn"]}}})"));
   EXPECT_FALSE(r.contains("NovaCatSchedules"));
   std::vector<std::string> ids;
   for (const auto& [id, resource] : r.items()) ids.push_back(id);
-  EXPECT_EQ(ids,
-            (std::vector<std::string>{
-                "NovaCatTable", "NovaCatEventBus", "InitializeNovaFunction",
-                "InitializeNovaFunctionRole", "InitializeNovaFunctionLogGroup",
-                "InitializeNovaFunctionLogsPolicy",
-                "InitializeNovaFunctionTnsSecretPolicy",
-                "InitializeNovaStateMachine", "InitializeNovaStateMachineRole",
-                "InitializeNovaStateMachineLogGroup",
-                "InitializeNovaFailedExecutionsAlarm"}));
+  EXPECT_EQ(
+      ids,
+      (std::vector<std::string>{
+          "NovaCatTable", "NovaCatEventBus", "InitializeNovaFunction",
+          "InitializeNovaFunctionRole", "InitializeNovaFunctionLogGroup",
+          "InitializeNovaFunctionLogsPolicy",
+          "InitializeNovaFunctionTnsSecretPolicy", "InitializeNovaStateMachine",
+          "InitializeNovaStateMachineRole",
+          "InitializeNovaStateMachineLogGroup",
+          "InitializeNovaFailedExecutionsAlarm", "InitializeNovaReaper",
+          "InitializeNovaReaperPermission", "NovaCatUndeliveredEvents",
+          "NovaCatUndeliveredEventsPolicy", "NovaCatUndeliveredEventsAlarm",
+          "InitializeNovaReaperDeadLetterAlarm"}));
 }
 
 TEST(StackEmitterTest, DefinitionIsTheGeneratedAsl) {

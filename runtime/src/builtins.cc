@@ -233,6 +233,20 @@ ErrorSummary SummarizeCaughtError(const json& error, const ErrorNames& names) {
   return summary;
 }
 
+namespace {
+
+// What the reaper finds the run by (ExecutionRecord); nothing for an
+// invocation that names no execution.
+void NoteExecution(BuiltinContext& ctx, const std::string& job_run_id,
+                   const std::optional<std::string>& nova_id,
+                   const std::optional<std::string>& idempotency_key) {
+  if (ctx.step.execution_arn.empty()) return;
+  ctx.store.PutExecution({ctx.step.execution_arn, ctx.workflow.workflow_name,
+                          job_run_id, nova_id, idempotency_key});
+}
+
+}  // namespace
+
 json BeginJobRun(const json& state, BuiltinContext& ctx) {
   const WorkflowFacts& wf = ctx.workflow;
   if (!wf.validate_event)
@@ -264,6 +278,7 @@ json BeginJobRun(const json& state, BuiltinContext& ctx) {
   run.status = JobRunStatus::kStarted;
   run.started_at = FormatTimestamp(ctx.now());
   ctx.store.PutJobRun(run);
+  NoteExecution(ctx, run.job_run_id, run.nova_id, std::nullopt);
   out["job_run_id"] = run.job_run_id;
   MakeLogger(ctx, &out).Log(LogLevel::kInfo, "job run started");
   return out;
@@ -284,6 +299,9 @@ json AcquireIdempotencyLock(const json& state, BuiltinContext& ctx) {
   std::string key = wf.idempotency_key(out, bucket);
   if (key.empty())
     throw TerminalError("AcquireIdempotencyLock: the idempotency key is empty");
+  // Before the lock: a run that dies holding it is found with its key
+  // (releasing a key another run holds changes nothing).
+  NoteExecution(ctx, job_run_id, RunNovaId(out, wf), key);
   LockResult lock =
       ctx.store.AcquireLock(key, job_run_id, now, wf.lock_lease_seconds);
   out["workflow_idempotency_key"] = key;

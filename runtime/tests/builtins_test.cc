@@ -1079,6 +1079,13 @@ TEST(WholeRunTest, InitializeNovaExistsAndLaunchedWithARetry) {
   EXPECT_EQ(
       w.Items(),
       Parsed(std::vector<std::string>{
+          // What the reaper finds the run by (store/reaper.h).
+          R"({"PK":"EXECUTION#arn:aws:states:us-east-1:1:execution:wf:e1",)"
+          R"("SK":"EXECUTION","entity":"Execution",)"
+          R"("execution_arn":"arn:aws:states:us-east-1:1:execution:wf:e1",)"
+          R"("workflow":"initialize_nova",)"
+          R"("job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
+          R"("idempotency_key":"InitializeNova:v1324 sco:1:2026-11-25T00:00:00Z"})",
           ok("AcquireIdempotencyLock", 1, "2026-11-25T13:45:01.000Z"),
           ok("BeginJobRun", 1, "2026-11-25T13:45:00.000Z"),
           ok("CheckExistingNovaByName", 1, "2026-11-25T13:45:05.000Z"),

@@ -243,6 +243,13 @@ def route_id(route):
     return route[3]
 
 
+def reaper_rules(specs):
+    """[(workflow, rule logical id)]: <W>Reaper for each workflow (each keeps
+    a JobRun), on the default bus where Step Functions sends its status
+    changes."""
+    return [(w, pascal(w) + "Reaper") for w in sorted(specs)]
+
+
 def object_created_rules(specs):
     """[(workflow, prefix, rule logical id)]: one rule per `object_created`
     trigger, <W>ObjectCreated, <W>ObjectCreated2, ... on the default bus."""
@@ -810,12 +817,15 @@ def rule_problems(d, specs):
     stack_rules = {k: v for k, v in d.physical.items()
                    if d.resource_types().get(k) == "AWS::Events::Rule"}
     object_rules = {r[2] for r in object_created_rules(specs)}
-    want_ids = sorted([route_id(r) for r in routes] + list(object_rules))
+    reapers = {r[1] for r in reaper_rules(specs)}
+    want_ids = sorted([route_id(r) for r in routes] + list(object_rules) +
+                      list(reapers))
     if sorted(stack_rules) != want_ids:
         problems.append(("(stack)", "rules",
                          f"rules {sorted(stack_rules)}, expected {want_ids} "
                          f"(from the specs' PublishEvent steps and input events)"))
-    bus_rules = sorted(v for k, v in stack_rules.items() if k not in object_rules)
+    bus_rules = sorted(v for k, v in stack_rules.items()
+                       if k not in object_rules and k not in reapers)
     if sorted(on_bus) != bus_rules:
         problems.append(("(stack)", "bus",
                          f"rules on bus {d.bus}: {sorted(on_bus)}, expected the "
@@ -994,6 +1004,93 @@ def undelivered_queue_problems(d):
     return []
 
 
+def reaper_problems(d, specs):
+    """Each <W>Reaper rule on the default bus: its pattern (Step Functions'
+    status changes ABORTED, TIMED_OUT, FAILED of the deployed state machine),
+    its one target (the workflow's function, with the retry policy and the
+    dead-letter queue), EventBridge's permission on the function for that
+    rule; then, on moto's own matcher (a copy of the rule on a scratch bus
+    targeting an SQS queue, as matching_problems does), the status change of
+    an aborted execution of that state machine is delivered, whole, and
+    neither a succeeded one nor another state machine's is."""
+    problems = []
+    events, sqs, lam = d.client("events"), d.client("sqs"), d.client("lambda")
+    on_default = {r["Name"]: r for r in
+                  events.list_rules(EventBusName="default")["Rules"]}
+    scratch = f"{d.stack}-reapers-{uuid.uuid4().hex[:8]}"
+    events.create_event_bus(Name=scratch)
+    for w, logical in reaper_rules(specs):
+        name = d.physical.get(logical)
+        if name not in on_default:
+            problems.append((logical, "missing", f"no rule {name} on the default bus"))
+            continue
+        rule = on_default[name]
+        machine = d.arn(pascal(w) + "StateMachine")
+        pattern = json.loads(rule.get("EventPattern") or "null")
+        want_pattern = {"source": ["aws.states"],
+                        "detail-type": ["Step Functions Execution Status Change"],
+                        "detail": {"status": ["ABORTED", "TIMED_OUT", "FAILED"],
+                                   "stateMachineArn": [machine]}}
+        if pattern != want_pattern or rule.get("State") != "ENABLED":
+            problems.append((logical, "pattern",
+                             f"{rule.get('State')} with pattern {pattern}, expected "
+                             f"ENABLED with {want_pattern}"))
+        function = d.arn(pascal(w) + "Function")
+        targets = events.list_targets_by_rule(Rule=name, EventBusName="default")["Targets"]
+        want_targets = [{**delivery(d), "Id": "reaper", "Arn": function}]
+        if targets != want_targets:
+            problems.append((logical, "targets",
+                             f"targets {targets}, expected {want_targets}"))
+        try:
+            policy = json.loads(lam.get_policy(
+                FunctionName=d.physical[pascal(w) + "Function"])["Policy"])
+        except botocore.exceptions.ClientError:
+            policy = {"Statement": []}
+        allowed = [st for st in policy["Statement"]
+                   if st.get("Principal", {}).get("Service") == "events.amazonaws.com"
+                   and st.get("Action") == "lambda:InvokeFunction"
+                   and st.get("Condition", {}).get("ArnLike", {}).get(
+                       "AWS:SourceArn") == rule["Arn"]]
+        if len(allowed) != 1:
+            problems.append((logical, "permission",
+                             f"the function's policy {policy['Statement']} does "
+                             f"not let EventBridge invoke it from {rule['Arn']}"))
+        # Delivery on moto's matcher.
+        url = sqs.create_queue(QueueName=f"{scratch}-{w}"[:80])["QueueUrl"]
+        queue_arn = sqs.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        events.put_rule(Name=name, EventBusName=scratch,
+                        EventPattern=rule["EventPattern"])
+        events.put_targets(Rule=name, EventBusName=scratch,
+                           Targets=[{"Id": "queue", "Arn": queue_arn}])
+
+        def change(status, state_machine):
+            return {"Source": "aws.states", "EventBusName": scratch,
+                    "DetailType": "Step Functions Execution Status Change",
+                    "Detail": json.dumps({
+                        "executionArn": state_machine.replace(
+                            ":stateMachine:", ":execution:") + ":run-1",
+                        "stateMachineArn": state_machine, "status": status,
+                        "input": "{}"})}
+        other = machine + "-other"
+        answer = events.put_events(Entries=[change("ABORTED", machine),
+                                            change("SUCCEEDED", machine),
+                                            change("FAILED", other)])
+        if answer["FailedEntryCount"]:
+            raise AssertionError(f"put_events on {scratch}: {answer['Entries']}")
+        got = [json.loads(m["Body"])["detail"] for m in sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0).get("Messages", [])]
+        want = [json.loads(change("ABORTED", machine)["Detail"])]
+        if got != want:
+            problems.append((logical, "matching",
+                             f"delivered {got}, expected {want}"))
+        events.remove_targets(Rule=name, EventBusName=scratch, Ids=["queue"])
+        events.delete_rule(Name=name, EventBusName=scratch)
+        sqs.delete_queue(QueueUrl=url)
+    events.delete_event_bus(Name=scratch)
+    return problems
+
+
 def dead_letter_alarm_problems(d):
     """Each <sender>DeadLetterAlarm of a rule or a function: its dimensions,
     resolved on the deployed stack, are the ones the service publishes the
@@ -1037,10 +1134,10 @@ def dead_letter_alarm_problems(d):
                 want = {"EventBusName": rule["EventBusName"], **want}
         if got != want:
             problems.append((id, "dimensions", f"{got}, expected {want}"))
-    if checked != 11:  # 7 rules, 4 per-nova functions
+    if checked != 17:  # 7 rules, 6 reapers, 4 per-nova functions
         problems.append(("(stack)", "alarms",
                          f"{checked} dead-letter alarms of rules and functions, "
-                         f"expected 11"))
+                         f"expected 17"))
     return problems
 
 
@@ -1142,6 +1239,7 @@ def all_problems(d, specs):
             "state machines": state_machine_problems(d, specs),
             "rules": rule_problems(d, specs),
             "object rules": object_created_problems(d, specs),
+            "reapers": reaper_problems(d, specs),
             "iam": iam_problems(d, specs),
             "undelivered": undelivered_queue_problems(d),
             "dead-letter alarms": dead_letter_alarm_problems(d)}
@@ -1307,6 +1405,9 @@ class StackDeployTest(unittest.TestCase):
 
     def test_object_created_rules(self):
         self.check(object_created_problems(self.d, self.specs))
+
+    def test_reapers(self):
+        self.check(reaper_problems(self.d, self.specs))
 
     def test_initialize_nova_event_starts_ingest_new_nova(self):
         """The entry initialize_nova's Lambda sends for ingest_new_nova, on
@@ -1519,6 +1620,13 @@ def mutate(template):
     # object rules: the key prefix (so a raw/ object would start it).
     r["IngestPhotometryDatasetObjectCreated"]["Properties"]["EventPattern"][
         "detail"]["object"]["key"] = [{"prefix": "raw/"}]
+    # reapers: SUCCEEDED among the statuses, another function as the
+    # target, no permission.
+    r["RefreshReferencesReaper"]["Properties"]["EventPattern"]["detail"][
+        "status"].append("SUCCEEDED")
+    r["IngestNewNovaReaper"]["Properties"]["Targets"][0]["Arn"] = {
+        "Fn::GetAtt": ["InitializeNovaFunction", "Arn"]}
+    del r["DiscoverSpectraProductsReaperPermission"]
     # IAM: an extra * resource, another function, a * target.
     r["IngestNewNovaFunctionRole"]["Properties"]["Policies"][0]["PolicyDocument"][
         "Statement"].append({"Effect": "Allow", "Action": "dynamodb:Scan",
@@ -1574,6 +1682,10 @@ def mutate(template):
                   ("RouteDiscoverSpectraProductsDownloadAndValidateSpectra", "targets")},
         "object rules": {("IngestPhotometryDatasetObjectCreated", "pattern"),
                          ("IngestPhotometryDatasetObjectCreated", "transform")},
+        "reapers": {("RefreshReferencesReaper", "pattern"),
+                    ("RefreshReferencesReaper", "matching"),
+                    ("IngestNewNovaReaper", "targets"),
+                    ("DiscoverSpectraProductsReaper", "permission")},
         "iam": {("IngestNewNovaFunctionRole", "statements"),
                 ("InitializeNovaStateMachineRole", "statements"),
                 ("RouteIngestNewNovaRefreshReferencesRole", "statements"),

@@ -74,8 +74,10 @@ def consumers_by_route(template):
         if resource["Type"] != "AWS::Events::Rule":
             continue
         pattern = resource["Properties"]["EventPattern"]
-        target = resource["Properties"]["Targets"][0]["Arn"]["Ref"]
-        routes[name] = (pattern, by_logical_id[target])
+        target = resource["Properties"]["Targets"][0]["Arn"]
+        if "Ref" not in target:
+            continue  # a reaper: it invokes a function (test_reaper)
+        routes[name] = (pattern, by_logical_id[target["Ref"]])
     return routes
 
 
@@ -351,6 +353,78 @@ class EndToEndTest(unittest.TestCase):
         # No side effect repeated: nothing published, nothing routed.
         self.assertEqual(self.routed_events(self.published), [])
         self.assertEqual(self.routed_events(), [])
+
+    def call_function(self, workflow, payload):
+        import boto3
+        import botocore.config
+        client = boto3.client("lambda", endpoint_url=self.invoke, region_name=REGION,
+                              aws_access_key_id="AKIDEXAMPLE",
+                              aws_secret_access_key="secret",
+                              config=botocore.config.Config(
+                                  read_timeout=300,
+                                  retries={"total_max_attempts": 1}))
+        answer = client.invoke(FunctionName=workflow,
+                               Payload=json.dumps(payload).encode())
+        body = json.loads(answer["Payload"].read())
+        self.assertNotIn("FunctionError", answer, body)
+        return body
+
+    def test_reaper(self):
+        """An execution stopped on AWS after its run took the lock: Step
+        Functions' status change, matched by the stack's IngestNewNovaReaper
+        pattern on moto's EventBridge (a copy on the test's bus, its target
+        an SQS queue, as the routes'), is delivered to the function, which
+        finalizes the run ABORTED and releases its lock; a second delivery
+        changes nothing."""
+        import boto3
+        gk_per = "86cb14e8-2bf7-4bec-9837-df4287f58a01"
+        arn = ("arn:aws:states:%s:123456789012:execution:ingest_new_nova:"
+               "stopped-%d" % (REGION, os.getpid()))
+        machine = "arn:aws:states:%s:123456789012:stateMachine:ingest_new_nova" % REGION
+
+        def task(state_name, state):
+            return self.call_function("ingest_new_nova", {
+                "workflow": "ingest_new_nova", "state_name": state_name,
+                "execution_arn": arn, "retry_count": 0, "state": state})
+        begun = task("BeginJobRun", {
+            "nova_id": gk_per, "correlation_id": "0e6f1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c"})
+        locked = task("AcquireIdempotencyLock", begun)
+        self.assertEqual(locked["idempotency_status"], "ACQUIRED")
+        run, key = begun["job_run_id"], locked["workflow_idempotency_key"]
+
+        session = dict(region_name=REGION, aws_access_key_id="AKIDEXAMPLE",
+                       aws_secret_access_key="secret", endpoint_url=self.moto)
+        events = boto3.client("events", **session)
+        pattern = stack()["Resources"]["IngestNewNovaReaper"]["Properties"]["EventPattern"]
+        pattern["detail"]["stateMachineArn"] = [machine]
+        queue = self.sqs.create_queue(QueueName=self.bus + "-reaper")["QueueUrl"]
+        queue_arn = self.sqs.get_queue_attributes(
+            QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        events.put_rule(Name="IngestNewNovaReaper", EventBusName=self.bus,
+                        EventPattern=json.dumps(pattern))
+        events.put_targets(Rule="IngestNewNovaReaper", EventBusName=self.bus,
+                           Targets=[{"Id": "queue", "Arn": queue_arn}])
+        events.put_events(Entries=[{
+            "Source": "aws.states", "EventBusName": self.bus,
+            "DetailType": "Step Functions Execution Status Change",
+            "Detail": json.dumps({"executionArn": arn, "stateMachineArn": machine,
+                                  "status": "ABORTED", "input": "{}"})}])
+        delivered = self.routed_events(queue)
+        self.assertEqual(len(delivered), 1, delivered)
+
+        answer = self.call_function("ingest_new_nova", delivered[0])
+        self.assertEqual(answer, {"reaped": arn, "status": "ABORTED",
+                                  "job_run": "FINALIZED", "lock": "RELEASED",
+                                  "leases_released": []})
+        items = self.attempts_remote()
+        job_run = [i for i in items if i.get("entity") == "JobRun"
+                   and i["job_run_id"] == run]
+        self.assertEqual([(r["status"], r["error_classification"]) for r in job_run],
+                         [("FAILED", "ABORTED")])
+        self.assertEqual([i for i in items if i.get("entity") == "Lock"
+                          and i["idempotency_key"] == key], [])
+        again = self.call_function("ingest_new_nova", delivered[0])
+        self.assertEqual((again["job_run"], again["lock"]), ("ALREADY_FINAL", "NOT_HELD"))
 
     def test_the_per_nova_schedule(self):
         """refresh_references' schedule, as EventBridge Scheduler runs it: the

@@ -21,6 +21,14 @@ class JobRunWatcher : public runtime::RecordStore {
  public:
   explicit JobRunWatcher(runtime::RecordStore& inner) : inner_(inner) {}
 
+  void PutExecution(const runtime::ExecutionRecord& execution) override {
+    inner_.PutExecution(execution);
+  }
+  std::optional<runtime::ExecutionRecord> GetExecution(
+      std::string_view execution_arn) override {
+    return inner_.GetExecution(execution_arn);
+  }
+
   void PutJobRun(const runtime::JobRun& run) override {
     inner_.PutJobRun(run);
     started_.push_back({run.job_run_id, run.nova_id});

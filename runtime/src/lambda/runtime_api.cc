@@ -16,6 +16,7 @@
 #include "curl_headers.h"
 #include "novacat/runtime/errors.h"
 #include "novacat/store/for_each_nova.h"
+#include "novacat/store/reaper.h"
 
 namespace novacat::lambda {
 
@@ -253,6 +254,30 @@ InvocationHandler WorkflowHandler(const runtime::WorkflowBinding& binding,
                                 services.log, *input, now_ms() / 1000);
       return nlohmann::json{{"for_each", "nova"}, {"published", published}}
           .dump();
+    }
+    // The stack's rule on Step Functions' status changes (reaper.h): the
+    // run of an execution that was stopped, timed out or failed outside
+    // its catch, finalized and its lock and leases released.
+    if (std::optional<store::StatusChange> change =
+            store::StatusChangeOf(payload)) {
+      if (!catalog)
+        throw runtime::TerminalError(binding.facts.workflow_name +
+                                     " has no table to reap a run in");
+      store::Repository repository(*catalog);
+      std::optional<store::Reaped> reaped = store::ReapExecution(
+          services.store, repository, *change, now_ms() / 1000);
+      nlohmann::ordered_json answer = {{"reaped", change->execution_arn},
+                                       {"status", change->status}};
+      if (reaped)
+        answer.update(reaped->ToJson());
+      else
+        answer["job_run"] = "NONE_RECORDED";
+      services.log.Write(nlohmann::ordered_json{
+          {"level", "INFO"},
+          {"message", "execution reaped"},
+          {"workflow_name", binding.facts.workflow_name},
+          {"reaper", answer}}.dump());
+      return answer.dump();
     }
     // A deadline already past when the invocation arrives is none Lambda
     // sends (an emulator's placeholder: @vercel/fun's is 5000, 1970): the

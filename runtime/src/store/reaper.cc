@@ -54,4 +54,39 @@ Reaped ReapRun(runtime::RecordStore& records, Repository& repository,
   return reaped;
 }
 
+std::optional<StatusChange> StatusChangeOf(const nlohmann::json& payload) {
+  if (!payload.is_object() || payload.value("source", "") != "aws.states" ||
+      payload.value("detail-type", "") !=
+          "Step Functions Execution Status Change")
+    return std::nullopt;
+  auto detail = payload.find("detail");
+  if (detail == payload.end() || !detail->is_object()) return std::nullopt;
+  auto text = [&](const char* name) {
+    auto it = detail->find(name);
+    return it != detail->end() && it->is_string() ? it->get<std::string>()
+                                                  : std::string();
+  };
+  StatusChange change{text("executionArn"), text("status"), ""};
+  if (change.execution_arn.empty() ||
+      (change.status != "ABORTED" && change.status != "TIMED_OUT" &&
+       change.status != "FAILED"))
+    return std::nullopt;
+  const std::string error = text("error"), cause = text("cause");
+  change.cause = "the execution ended " + change.status;
+  if (!error.empty()) change.cause += ": " + error;
+  if (!cause.empty()) change.cause += ": " + cause;
+  return change;
+}
+
+std::optional<Reaped> ReapExecution(runtime::RecordStore& records,
+                                    Repository& repository,
+                                    const StatusChange& change, int64_t now) {
+  std::optional<runtime::ExecutionRecord> execution =
+      records.GetExecution(change.execution_arn);
+  if (!execution) return std::nullopt;
+  DeadRun run{execution->job_run_id, execution->nova_id, execution->nova_id,
+              execution->idempotency_key};
+  return ReapRun(records, repository, run, change.status, change.cause, now);
+}
+
 }  // namespace novacat::store

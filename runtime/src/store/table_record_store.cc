@@ -99,6 +99,47 @@ runtime::UpdateResult TableRecordStore::UpdateJobRun(
                                 ": the run changed during every attempt");
 }
 
+namespace {
+
+Key ExecutionKey(std::string_view execution_arn) {
+  return {"EXECUTION#" + std::string(execution_arn), "EXECUTION"};
+}
+
+}  // namespace
+
+void TableRecordStore::PutExecution(const runtime::ExecutionRecord& execution) {
+  Key key = ExecutionKey(execution.execution_arn);
+  Item item = Item::object();
+  item["PK"] = key.pk;
+  item["SK"] = key.sk;
+  item["entity"] = "Execution";
+  item["execution_arn"] = execution.execution_arn;
+  item["workflow"] = execution.workflow;
+  item["job_run_id"] = execution.job_run_id;
+  if (execution.nova_id) item["nova_id"] = *execution.nova_id;
+  if (execution.idempotency_key)
+    item["idempotency_key"] = *execution.idempotency_key;
+  table_.PutItem(item, std::nullopt);
+}
+
+std::optional<runtime::ExecutionRecord> TableRecordStore::GetExecution(
+    std::string_view execution_arn) {
+  std::optional<Item> item = table_.GetItem(ExecutionKey(execution_arn));
+  if (!item) return std::nullopt;
+  auto text = [&](const char* name) -> std::optional<std::string> {
+    auto it = item->find(name);
+    if (it == item->end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  if (!text("job_run_id") || !text("workflow"))
+    throw runtime::TerminalError("stored Execution item " +
+                                 ExecutionKey(execution_arn).pk +
+                                 " has no job_run_id or workflow");
+  return runtime::ExecutionRecord{std::string(execution_arn), *text("workflow"),
+                                  *text("job_run_id"), text("nova_id"),
+                                  text("idempotency_key")};
+}
+
 std::optional<JobRun> TableRecordStore::GetJobRun(
     std::string_view job_run_id, const std::optional<std::string>& nova_id) {
   std::optional<Item> item =

@@ -433,6 +433,69 @@ TEST_P(RecordStoreTest, ADeadRunIsReapedOnce) {
   EXPECT_EQ(repository.GetDataset(mine.key())->lease_owner, kRunC);
 }
 
+// The reaper on AWS: Step Functions' status-change event names the
+// execution; the run it recorded is reaped with the status as its class.
+TEST_P(RecordStoreTest, AnExecutionThatTimedOutIsReapedByItsEvent) {
+  Repository repository(table());
+  const std::string arn =
+      "arn:aws:states:us-east-1:123456789012:execution:refresh_references:x1";
+  nlohmann::json event = {
+      {"version", "0"},
+      {"detail-type", "Step Functions Execution Status Change"},
+      {"source", "aws.states"},
+      {"resources", {arn}},
+      {"detail",
+       {{"executionArn", arn},
+        {"stateMachineArn", "arn:aws:states:us-east-1:123456789012:"
+                            "stateMachine:refresh_references"},
+        {"status", "TIMED_OUT"},
+        {"error", "States.Timeout"},
+        {"cause", "The execution timed out"},
+        {"input", "{}"}}}};
+  std::optional<StatusChange> change = StatusChangeOf(event);
+  ASSERT_TRUE(change);
+  EXPECT_EQ(change->execution_arn, arn);
+  EXPECT_EQ(change->status, "TIMED_OUT");
+  EXPECT_EQ(change->cause,
+            "the execution ended TIMED_OUT: States.Timeout: The execution "
+            "timed out");
+  // Nothing recorded for it (it ended before BeginJobRun): nothing to do.
+  EXPECT_EQ(ReapExecution(store(), repository, *change, 2000), std::nullopt);
+
+  JobRun run = Started(kRunA, kNova);
+  run.execution_arn = arn;
+  store().PutJobRun(run);
+  store().PutExecution({arn, "refresh_references", kRunA, kNova, kKey});
+  EXPECT_EQ(store().GetExecution(arn),
+            (runtime::ExecutionRecord{arn, "refresh_references", kRunA, kNova,
+                                      kKey}));
+  ASSERT_EQ(store().AcquireLock(kKey, kRunA, 1000, 600).status,
+            LockResult::Status::kAcquired);
+  std::optional<Reaped> reaped =
+      ReapExecution(store(), repository, *change, 2000);
+  ASSERT_TRUE(reaped);
+  EXPECT_EQ(reaped->ToJson().dump(),
+            R"({"job_run":"FINALIZED","lock":"RELEASED","leases_released":[]})");
+  JobRun after = *store().GetJobRun(kRunA, kNova);
+  EXPECT_EQ(after.status, JobRunStatus::kFailed);
+  EXPECT_EQ(after.error_classification, "TIMED_OUT");
+  EXPECT_EQ(after.error_fingerprint,
+            runtime::ErrorFingerprint("TIMED_OUT", "", change->cause));
+  EXPECT_TRUE(LockItems().empty());
+  // EventBridge delivers at least once: the second changes nothing.
+  EXPECT_EQ(ReapExecution(store(), repository, *change, 2100)->ToJson().dump(),
+            R"({"job_run":"ALREADY_FINAL","lock":"NOT_HELD","leases_released":[]})");
+
+  // Other payloads are not status changes to reap.
+  nlohmann::json succeeded = event;
+  succeeded["detail"]["status"] = "SUCCEEDED";
+  EXPECT_EQ(StatusChangeOf(succeeded), std::nullopt);
+  nlohmann::json custom = event;
+  custom["source"] = "novacat.refresh_references";
+  EXPECT_EQ(StatusChangeOf(custom), std::nullopt);
+  EXPECT_EQ(StatusChangeOf(nlohmann::json{{"workflow", "x"}}), std::nullopt);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, RecordStoreTest,
                          ::testing::ValuesIn(StoreParams()),
                          [](const auto& info) { return info.param.name; });

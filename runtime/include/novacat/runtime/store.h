@@ -60,9 +60,27 @@ const char* LockStatusName(LockResult::Status status);
 
 ItemKey LockKey(std::string_view idempotency_key);
 
+// What a run left for the reaper to find it by its execution (on AWS the
+// status-change event names only the execution; store/reaper.h):
+//   PK=EXECUTION#<execution_arn>  SK=EXECUTION
+// written by BeginJobRun, and again with the lock's key by
+// AcquireIdempotencyLock when it acquires.
+struct ExecutionRecord {
+  std::string execution_arn;
+  std::string workflow;
+  std::string job_run_id;
+  std::optional<std::string> nova_id;  // the JobRun's partition nova
+  std::optional<std::string> idempotency_key;
+  bool operator==(const ExecutionRecord&) const = default;
+};
+
 class RecordStore {
  public:
   virtual ~RecordStore() = default;
+  // Unconditional put (a retry rewrites it).
+  virtual void PutExecution(const ExecutionRecord& execution) = 0;
+  virtual std::optional<ExecutionRecord> GetExecution(
+      std::string_view execution_arn) = 0;
 
   // Unconditional put (job_run_id is a fresh UUID; AP-INGEST-2).
   virtual void PutJobRun(const JobRun& run) = 0;

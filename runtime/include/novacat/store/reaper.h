@@ -36,6 +36,7 @@ struct Reaped {
   runtime::UpdateResult job_run = runtime::UpdateResult::kNotFound;
   bool lock_released = false;
   std::vector<std::string> leases_released;  // dataset ids
+  bool operator==(const Reaped&) const = default;
 
   // {"job_run": "FINALIZED" | "ALREADY_FINAL" | "NOT_FOUND",
   //  "lock": "RELEASED" | "NOT_HELD", "leases_released": [...]}.
@@ -51,5 +52,28 @@ struct Reaped {
 Reaped ReapRun(runtime::RecordStore& records, Repository& repository,
                const DeadRun& run, std::string_view classification,
                std::string_view cause, int64_t now);
+
+// Step Functions' "Execution Status Change" event (EventBridge, source
+// aws.states) of an execution that ended without finishing its run:
+// status ABORTED, TIMED_OUT or FAILED (a FAILED execution whose run was
+// finalized by its own failure path is reaped harmlessly: nothing changes).
+struct StatusChange {
+  std::string execution_arn;
+  std::string status;
+  std::string cause;  // "the execution ended <status>[: <error>][: <cause>]"
+  bool operator==(const StatusChange&) const = default;
+};
+// The event's status change; nullopt for any other payload (so that a
+// function tells it from a Task's payload or a schedule's sweep).
+std::optional<StatusChange> StatusChangeOf(const nlohmann::json& payload);
+
+// The reaper on AWS: the run the execution recorded (RecordStore::
+// GetExecution) reaped with the status as its classification; nullopt when
+// the execution recorded none (it ended before BeginJobRun). Dataset leases
+// are ended for nova-scoped runs (the record's nova); any other run's
+// leases expire.
+std::optional<Reaped> ReapExecution(runtime::RecordStore& records,
+                                    Repository& repository,
+                                    const StatusChange& change, int64_t now);
 
 }  // namespace novacat::store

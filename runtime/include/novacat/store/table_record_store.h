@@ -48,6 +48,9 @@ class TableRecordStore : public runtime::RecordStore {
   // `table` must outlive the store. As thread-safe as `table`.
   explicit TableRecordStore(Table& table) : table_(table) {}
 
+  void PutExecution(const runtime::ExecutionRecord& execution) override;
+  std::optional<runtime::ExecutionRecord> GetExecution(
+      std::string_view execution_arn) override;
   void PutJobRun(const runtime::JobRun& run) override;
   runtime::UpdateResult UpdateJobRun(
       const runtime::JobRunUpdate& update) override;
