@@ -186,6 +186,45 @@ class Validator {
     return true;
   }
 
+  // Error and Cause are strings; ErrorPath and CausePath a reference path or
+  // a call of an intrinsic function that returns a string; a state names
+  // at most one of Error and ErrorPath, and of Cause and CausePath (Step
+  // Functions refuses the definition otherwise).
+  bool FailFields(const Json& state, const std::string& at) {
+    static const std::set<std::string> kStringFunctions = {
+        "States.Format",       "States.JsonToString", "States.ArrayGetItem",
+        "States.Base64Encode", "States.Base64Decode", "States.Hash",
+        "States.UUID"};
+    for (const char* key : {"Error", "Cause"}) {
+      const std::string path = std::string(key) + "Path";
+      if (state.contains(key) && state.contains(path))
+        return Fail(
+            at, std::string(key) + " and " + path + " cannot both be given");
+      if (state.contains(key) && !state[key].is_string())
+        return Fail(Pointer(at, key), "must be a string");
+      if (!state.contains(path)) continue;
+      const Json& v = state[path];
+      if (!v.is_string())
+        return Fail(Pointer(at, path), "not a supported reference path");
+      const std::string text = v.get<std::string>();
+      if (!IsIntrinsic(text)) {
+        if (!PathField(state, path.c_str(), at, false)) return false;
+        continue;
+      }
+      if (!Intrinsics(text, Pointer(at, path))) return false;
+      std::string name = text.substr(0, text.find('('));
+      while (!name.empty() && name.back() == ' ') name.pop_back();
+      if (!kStringFunctions.count(name))
+        return Fail(Pointer(at, path),
+                    name +
+                        " does not return a string: only States.Format, "
+                        "States.JsonToString, States.ArrayGetItem, "
+                        "States.Base64Encode, States.Base64Decode, "
+                        "States.Hash and States.UUID may be used here");
+    }
+    return true;
+  }
+
   bool Template(const Json& value, const std::string& at) {
     if (value.is_object()) {
       for (auto it = value.begin(); it != value.end(); ++it) {
@@ -348,7 +387,7 @@ class Validator {
         {"Pass", {"Result", "Parameters", "ResultPath"}},
         {"Task",
          {"Resource", "Parameters", "ResultSelector", "ResultPath",
-          "TimeoutSeconds", "Retry", "Catch"}},
+          "TimeoutSeconds", "HeartbeatSeconds", "Retry", "Catch"}},
         {"Choice", {"Choices", "Default"}},
         {"Wait", {"Seconds", "SecondsPath", "Timestamp", "TimestampPath"}},
         {"Succeed", {}},
@@ -363,11 +402,28 @@ class Validator {
     auto fields = kFields.find(type);
     if (fields == kFields.end())
       return Fail(Pointer(at, "Type"), "unknown state type " + type);
+    // What a Distributed Map adds to a Map, which the executor does not run
+    // (its Maps are INLINE, over the input or ItemsPath).
+    static const std::map<std::string, std::string> kDistributed = {
+        {"ItemReader", "reading a Map's items from Amazon S3"},
+        {"ItemBatcher", "batching a Map's items"},
+        {"ResultWriter", "writing a Map's results to Amazon S3"},
+        {"ToleratedFailureCount", "a Map's tolerated failures"},
+        {"ToleratedFailureCountPath", "a Map's tolerated failures"},
+        {"ToleratedFailurePercentage", "a Map's tolerated failures"},
+        {"ToleratedFailurePercentagePath", "a Map's tolerated failures"},
+        {"Label", "a Map Run's label"}};
     for (auto it = state.begin(); it != state.end(); ++it) {
       const std::string& key = it.key();
       if (key == "Type" || key == "Comment" || key == "Next" || key == "End" ||
           key == "InputPath" || key == "OutputPath")
         continue;
+      auto distributed = kDistributed.find(key);
+      if (type == "Map" && distributed != kDistributed.end())
+        return Fail(Pointer(at, key),
+                    key + " (" + distributed->second +
+                        ", a Distributed Map) is not supported by the "
+                        "executor, which runs INLINE Maps only");
       if (!fields->second.count(key))
         return Fail(Pointer(at, key), "not supported by the executor");
     }
@@ -382,16 +438,25 @@ class Validator {
         !PathField(state, "ResultPath", at, true) ||
         !PathField(state, "ItemsPath", at, false) ||
         !PathField(state, "SecondsPath", at, false) ||
-        !PathField(state, "TimestampPath", at, false) ||
-        !PathField(state, "ErrorPath", at, false) ||
-        !PathField(state, "CausePath", at, false))
+        !PathField(state, "TimestampPath", at, false))
       return false;
+    if (type == "Fail" && !FailFields(state, at)) return false;
     for (const char* t : {"Parameters", "ResultSelector", "ItemSelector"})
       if (state.contains(t) && !Template(state[t], Pointer(at, t)))
         return false;
     if (type == "Task") {
       if (!state.contains("Resource") || !state["Resource"].is_string())
         return Fail(Pointer(at, "Resource"), "missing");
+      for (const char* key : {"TimeoutSeconds", "HeartbeatSeconds"})
+        if (state.contains(key) &&
+            (!state[key].is_number_integer() || state[key].get<int64_t>() <= 0))
+          return Fail(Pointer(at, key), "must be a positive integer");
+      if (state.contains("TimeoutSeconds") &&
+          state.contains("HeartbeatSeconds") &&
+          state["HeartbeatSeconds"].get<int64_t>() >=
+              state["TimeoutSeconds"].get<int64_t>())
+        return Fail(Pointer(at, "HeartbeatSeconds"),
+                    "must be smaller than TimeoutSeconds");
       const std::string resource = state["Resource"];
       if (resource.find(".waitForTaskToken") != std::string::npos ||
           resource.find(".sync") != std::string::npos)
@@ -475,6 +540,9 @@ struct PathField {
 // an intrinsic call, or a path into the input or the context.
 struct Resolver {
   std::string text;
+  // The definition's field holding it ("x.$", "ItemsPath", "CausePath"...),
+  // which a path that matches nothing is reported with.
+  std::string field;
   bool intrinsic = false;
   bool reads_execution_input = false;  // the intrinsic reads $$.Execution.Input
   std::optional<Path> path;
@@ -586,6 +654,9 @@ struct CompiledState {
   Resolver items_path;
   bool has_items_path = false;
   const Json* result = nullptr;  // Pass: Result
+  // Fail: Error or ErrorPath, Cause or CausePath (never both of a pair).
+  const Json *error = nullptr, *cause = nullptr;
+  std::optional<Resolver> error_path, cause_path;
   std::unique_ptr<TemplateNode> parameters, result_selector, item_selector;
   std::vector<Rule> choices;
   bool has_default = false;
@@ -606,8 +677,13 @@ struct CompiledState {
   bool lends_input = false;
   const TemplateNode* lent_field = nullptr;
   std::optional<double> timeout_seconds;  // Task: TimeoutSeconds
-  std::vector<Program> branches;          // Parallel
-  std::unique_ptr<Program> processor;     // Map
+  // Task: HeartbeatSeconds, recorded in TaskScheduled and never raised
+  // here: a handler is a request-response call (callback and .sync
+  // integrations are refused), which sends no heartbeat, so only
+  // TimeoutSeconds bounds it (see the manual's executor section).
+  std::optional<int64_t> heartbeat_seconds;
+  std::vector<Program> branches;       // Parallel
+  std::unique_ptr<Program> processor;  // Map
 };
 
 }  // namespace detail
@@ -647,10 +723,12 @@ Resolver::ContextField KnownContextField(const std::string& text) {
   return it == kFields.end() ? F::kNone : it->second;
 }
 
-// A ".$" field's or a ...Path operand's value, parsed once.
-Resolver MakeResolver(const std::string& text) {
+// A ".$" field's or a ...Path operand's value, parsed once; `field` is the
+// member of the definition holding it.
+Resolver MakeResolver(const std::string& text, const std::string& field) {
   Resolver r;
   r.text = text;
+  r.field = field;
   r.intrinsic = IsIntrinsic(text);
   if (r.intrinsic) {
     r.reads_execution_input =
@@ -709,7 +787,7 @@ class Compiler {
           if (t.contains(node.keys.back())) node.unique_keys = false;
           TemplateNode child;
           child.kind = TemplateNode::Kind::kResolve;
-          child.resolver = MakeResolver(it->get<std::string>());
+          child.resolver = MakeResolver(it->get<std::string>(), key);
           node.children.push_back(std::move(child));
         } else {
           node.keys.push_back(key);
@@ -808,7 +886,7 @@ class Compiler {
       if (EndsWith(op, "Path") && op != "IsPresent") {
         op = op.substr(0, op.size() - 4);
         r.operand_is_path = true;
-        r.operand_path = MakeResolver(it->get<std::string>());
+        r.operand_path = MakeResolver(it->get<std::string>(), it.key());
       }
       r.op = Decode(op);
       break;
@@ -843,10 +921,21 @@ class Compiler {
         s->output_path.mode == PathField::Mode::kAbsent;
     if (state.contains("ItemsPath")) {
       s->has_items_path = true;
-      s->items_path = MakeResolver(state["ItemsPath"].get<std::string>());
+      s->items_path =
+          MakeResolver(state["ItemsPath"].get<std::string>(), "ItemsPath");
     }
     if (s->type == StateType::kPass && state.contains("Result"))
       s->result = &state["Result"];
+    if (s->type == StateType::kFail) {
+      if (state.contains("Error")) s->error = &state["Error"];
+      if (state.contains("Cause")) s->cause = &state["Cause"];
+      if (state.contains("ErrorPath"))
+        s->error_path =
+            MakeResolver(state["ErrorPath"].get<std::string>(), "ErrorPath");
+      if (state.contains("CausePath"))
+        s->cause_path =
+            MakeResolver(state["CausePath"].get<std::string>(), "CausePath");
+    }
     s->parameters = OptionalTemplate(state, "Parameters");
     if (s->type == StateType::kTask &&
         s->input_path.mode == PathField::Mode::kAbsent) {
@@ -889,6 +978,8 @@ class Compiler {
                              !output.context && first && *first == "Payload";
       if (state.contains("TimeoutSeconds"))
         s->timeout_seconds = state["TimeoutSeconds"].get<double>();
+      if (state.contains("HeartbeatSeconds"))
+        s->heartbeat_seconds = state["HeartbeatSeconds"].get<int64_t>();
     }
     if (state.contains("Catch")) {
       for (const auto& c : state["Catch"]) {
@@ -1091,6 +1182,22 @@ class DumpSizer {
   }
 };
 
+// An event's {"error", "cause"}, without the parts the error does not
+// name, as Step Functions' events leave them out.
+Json ErrorDetails(const AslError& e) {
+  Json details = Json::object();
+  if (e.has_error()) details["error"] = e.error();
+  if (e.has_cause()) details["cause"] = e.cause();
+  return details;
+}
+
+Json ErrorDetails(const RunResult& r) {
+  Json details = Json::object();
+  if (r.error) details["error"] = *r.error;
+  if (r.cause) details["cause"] = *r.cause;
+  return details;
+}
+
 class Run {
  public:
   Run(const TaskHandler& handler, const RunOptions& options, RunResult& result)
@@ -1115,6 +1222,7 @@ class Run {
         (deadline_ == 0 || options_.execution_timeout_seconds < deadline_))
       deadline_ = options_.execution_timeout_seconds;
     CheckSize(input, "the execution input");
+    Count();  // ExecutionStarted
     DocumentEvent("ExecutionStarted", "", "input", input);
     return Machine(program, input, nullptr);
   }
@@ -1161,15 +1269,29 @@ class Run {
     return Find(context.json(), path);
   }
 
-  // A path's value (no intrinsic), or AslError(error).
+  // What Step Functions reports for a path of `field` (a payload
+  // template's "x.$", an intrinsic call's argument there, ItemsPath,
+  // CausePath...) that matches nothing in `data` (the state's input, or the
+  // context object for a $$ path): States.Runtime, which fails the
+  // execution whatever the Retry and Catch of any enclosing state say.
+  static AslError PathNotFound(const std::string& path,
+                               const std::string& field, const Json& data) {
+    return AslError(
+        "States.Runtime",
+        "The JSONPath '" + path + "' specified for the field '" + field +
+            "' could not be found in the input '" +
+            data.dump(-1, ' ', false, Json::error_handler_t::replace) + "'");
+  }
+
+  // A path's value (no intrinsic), or PathNotFound.
   const Json& ResolvePath(const Resolver& r, const Json& input,
-                          const Context& context, const char* error) const {
-    const Json* value = !r.path           ? nullptr
-                        : r.path->context ? FindInContext(*r.path, context)
-                                          : Find(input, *r.path);
+                          const Context& context) const {
+    const bool in_context = r.path && r.path->context;
+    const Json* value = !r.path      ? nullptr
+                        : in_context ? FindInContext(*r.path, context)
+                                     : Find(input, *r.path);
     if (!value)
-      throw AslError(error, "The JSONPath '" + r.text +
-                                "' could not be found in the input");
+      throw PathNotFound(r.text, r.field, in_context ? context.json() : input);
     return *value;
   }
 
@@ -1206,25 +1328,28 @@ class Run {
     return std::nullopt;
   }
 
-  Json Resolve(const Resolver& r, const Json& input, const Context& context,
-               const char* error) {
+  Json Resolve(const Resolver& r, const Json& input, const Context& context) {
     if (auto known = KnownContextValue(r.context_field, context))
       return std::move(*known);
     if (r.intrinsic) {
       std::function<uint64_t()> random = [this] { return Rng()(); };
-      if (r.reads_execution_input) {
-        Json full = context.json();
-        full["Execution"]["Input"] = *execution_input_;
-        return EvaluateIntrinsic(r.text, input, full, random);
+      try {
+        if (r.reads_execution_input) {
+          Json full = context.json();
+          full["Execution"]["Input"] = *execution_input_;
+          return EvaluateIntrinsic(r.text, input, full, random);
+        }
+        return EvaluateIntrinsic(r.text, input, context.json(), random);
+      } catch (const IntrinsicPathNotFound& e) {
+        throw PathNotFound(e.path, r.field, e.context ? context.json() : input);
       }
-      return EvaluateIntrinsic(r.text, input, context.json(), random);
     }
-    return ResolvePath(r, input, context, error);
+    return ResolvePath(r, input, context);
   }
 
-  Json Resolve(const std::string& text, const Json& input,
-               const Context& context, const char* error) {
-    return Resolve(MakeResolver(text), input, context, error);
+  Json Resolve(const std::string& text, const std::string& field,
+               const Json& input, const Context& context) {
+    return Resolve(MakeResolver(text, field), input, context);
   }
 
   // Builds a payload template. `lent` (a field of it, with `slot`) is left
@@ -1244,12 +1369,9 @@ class Run {
             *slot = &members.back().second;
             continue;
           }
-          // AWS fails the execution with States.Runtime (not catchable)
-          // when a payload template path matches nothing.
-          Json value =
-              child.kind == TemplateNode::Kind::kResolve
-                  ? Resolve(child.resolver, input, context, "States.Runtime")
-                  : Template(child, input, context, lent, slot);
+          Json value = child.kind == TemplateNode::Kind::kResolve
+                           ? Resolve(child.resolver, input, context)
+                           : Template(child, input, context, lent, slot);
           // Distinct keys are appended without a lookup.
           if (t.unique_keys) {
             members.emplace_back(t.keys[i], std::move(value));
@@ -1266,7 +1388,7 @@ class Run {
         return out;
       }
       case TemplateNode::Kind::kResolve:
-        return Resolve(t.resolver, input, context, "States.Runtime");
+        return Resolve(t.resolver, input, context);
       case TemplateNode::Kind::kLiteral:
         break;
     }
@@ -1378,11 +1500,11 @@ class Run {
           ++retry_count;
           result_.waits.push_back(wait);
           Event("RetryScheduled", name, [&] {
-            return Json{{"error", e.error()},
-                        {"cause", e.cause()},
-                        {"retrier", i},
-                        {"attempt", counts[i]},
-                        {"wait", wait}};
+            Json details = ErrorDetails(e);
+            details["retrier"] = i;
+            details["attempt"] = counts[i];
+            details["wait"] = wait;
+            return details;
           });
           now_ += wait;
           CheckDeadline();
@@ -1392,6 +1514,8 @@ class Run {
         if (retried) continue;
         for (const Catcher& c : s.catchers) {
           if (!Matches(*c.error_equals, e.error())) continue;
+          // A part the error does not name (a Fail state's) is "" here:
+          // Step Functions binds an empty string in a catcher's output.
           Json error = {{"Error", e.error()}, {"Cause", e.cause()}};
           Json output = raw_input;
           if (c.result_path.mode == PathField::Mode::kAbsent) {
@@ -1403,9 +1527,9 @@ class Run {
           }
           *next = c.next;
           Event("Caught", name, [&] {
-            return Json{{"error", e.error()},
-                        {"cause", e.cause()},
-                        {"next", c.next_name}};
+            Json details = ErrorDetails(e);
+            details["next"] = c.next_name;
+            return details;
           });
           return output;
         }
@@ -1421,9 +1545,8 @@ class Run {
     bool checked = false;
     while (true) {
       const CompiledState& state = program.states[index];
-      if (++transitions_ > options_.max_transitions)
-        throw AslError("States.Runtime", "too many state transitions");
       CheckDeadline();
+      Count();  // <Type>StateEntered
       if (!checked) CheckSize(input, "the input of state ", &state.name);
       entered_ = now_;
       result_.states.push_back(state.name);
@@ -1438,6 +1561,7 @@ class Run {
       if (!state.passes_input_through && !state.output_is_payload)
         CheckSize(output, "the output of state ", &state.name);
       checked = true;
+      Count();  // <Type>StateExited, also after a catch
       DocumentEvent("StateExited", state.name, "output", output);
       if (next < 0) {
         if (state.type == StateType::kSucceed || state.end) return output;
@@ -1478,19 +1602,24 @@ class Run {
                     Take(s.input_path, std::move(input), "InputPath"),
                     "OutputPath");
       case StateType::kFail: {
-        std::string error = state.value("Error", ""),
-                    cause = state.value("Cause", "");
-        for (const char* key : {"ErrorPath", "CausePath"}) {
-          if (!state.contains(key)) continue;
-          Json v = Resolve(state[key].get<std::string>(), input, context,
-                           "States.Runtime");
-          if (!v.is_string())
-            throw AslError("States.Runtime",
-                           std::string(key) + " must select a string");
-          (std::string(key) == "ErrorPath" ? error : cause) =
-              v.get<std::string>();
-        }
-        throw AslError(error, cause);
+        // What the state does not name stays absent.
+        const auto part = [&](const Json* literal,
+                              const std::optional<Resolver>& path) {
+          std::optional<std::string> text;
+          if (literal) {
+            text = literal->get<std::string>();
+          } else if (path) {
+            Json v = Resolve(*path, input, context);
+            if (!v.is_string())
+              throw AslError("States.Runtime",
+                             path->field + " must select a string");
+            text = std::move(v.get_ref<std::string&>());
+          }
+          return text;
+        };
+        std::optional<std::string> error = part(s.error, s.error_path);
+        std::optional<std::string> cause = part(s.cause, s.cause_path);
+        throw AslError::FromFailState(std::move(error), std::move(cause));
       }
       case StateType::kWait: {
         Json effective = Take(s.input_path, std::move(input), "InputPath");
@@ -1498,8 +1627,8 @@ class Run {
         if (state.contains("Seconds"))
           until = now_ + state["Seconds"].get<double>();
         if (state.contains("SecondsPath")) {
-          Json v = Resolve(state["SecondsPath"].get<std::string>(), effective,
-                           context, "States.Runtime");
+          Json v = Resolve(state["SecondsPath"].get<std::string>(),
+                           "SecondsPath", effective, context);
           if (!v.is_number() || v.get<double>() < 0)
             throw AslError("States.Runtime",
                            "SecondsPath is not a non-negative number");
@@ -1509,8 +1638,8 @@ class Run {
           if (!state.contains(key)) continue;
           Json v = std::string(key) == "Timestamp"
                        ? state[key]
-                       : Resolve(state[key].get<std::string>(), effective,
-                                 context, "States.Runtime");
+                       : Resolve(state[key].get<std::string>(), key, effective,
+                                 context);
           std::optional<double> t =
               v.is_string() ? ParseTime(v.get<std::string>()) : std::nullopt;
           if (!t)
@@ -1569,8 +1698,15 @@ class Run {
           if (s.output_is_payload) return result;
         } else {
           result = Json::array();
-          for (const Program& branch : s.branches)
-            result.push_back(Machine(branch, effective, nullptr));
+          Count();  // ParallelStateStarted
+          try {
+            for (const Program& branch : s.branches)
+              result.push_back(Machine(branch, effective, nullptr));
+          } catch (const AslError& e) {
+            if (!IsQuota(e)) Count();  // ParallelStateFailed
+            throw;
+          }
+          Count();  // ParallelStateSucceeded
         }
       }
       if (s.result_selector) result = Template(*s.result_selector, result, ctx);
@@ -1625,23 +1761,26 @@ class Run {
     // Declared before `lend`, so it runs after the lent document went back.
     const ReleaseOnExit release_parameters(invocation.input);
     const Lend lend(lent, slot ? slot : &invocation.input);
+    Count(2);  // TaskScheduled, TaskStarted (or Lambda's, an activity's)
     Event("TaskScheduled", name, [&] {
       Json details = {{"resource", resource}};
       if (documents_) details["parameters"] = invocation.input;
       details["retry_count"] = retry_count;
+      if (s.heartbeat_seconds)
+        details["heartbeat_seconds"] = *s.heartbeat_seconds;
       return details;
     });
     TaskOutcome outcome;
     try {
       outcome = handler_(invocation);
     } catch (const AslError& e) {
-      Event("TaskFailed", name, [&] {
-        return Json{{"error", e.error()}, {"cause", e.cause()}};
-      });
+      Count();  // TaskFailed
+      Event("TaskFailed", name, [&] { return ErrorDetails(e); });
       throw;
     }
     if (s.timeout_seconds && outcome.seconds > *s.timeout_seconds) {
       now_ += *s.timeout_seconds;
+      Count();  // TaskTimedOut
       Event("TaskTimedOut", name, [] {
         return Json{{"error", "States.Timeout"}};
       });
@@ -1650,6 +1789,7 @@ class Run {
     now_ += outcome.seconds;
     CheckDeadline();
     CheckSize(outcome.result, "the result of task ", &name);
+    Count();  // TaskSucceeded
     Json result = std::move(outcome.result);
     if (s.output_is_payload) {  // the state's output: the Payload alone
       Event("TaskSucceeded", name, [&] {
@@ -1678,10 +1818,9 @@ class Run {
   Json RunMap(const CompiledState& s, const Json& effective,
               const Context& context) {
     const std::string& name = s.name;
-    const Json& items =
-        s.has_items_path
-            ? ResolvePath(s.items_path, effective, context, "States.Runtime")
-            : effective;
+    const Json& items = s.has_items_path
+                            ? ResolvePath(s.items_path, effective, context)
+                            : effective;
     if (!items.is_array())
       throw AslError("States.Runtime",
                      "Map state input is not an array at ItemsPath");
@@ -1689,6 +1828,7 @@ class Run {
                                    : s.parameters  ? s.parameters.get()
                                                    : nullptr;
     Json results = Json::array();
+    Count();  // MapStateStarted
     Event("MapStarted", name, [&] { return Json{{"items", items.size()}}; });
     // Items run one after another here, but on the virtual clock they run
     // in MaxConcurrency lanes (0: one lane per item): each item starts, in
@@ -1714,13 +1854,21 @@ class Run {
         lanes.push_back(map_start);
         now_ = map_start;
       }
+      Count();  // MapIterationStarted
       Event("MapIterationStarted", name, [&] { return Json{{"index", i}}; });
-      results.push_back(Machine(*s.processor, std::move(item_input), &item));
+      try {
+        results.push_back(Machine(*s.processor, std::move(item_input), &item));
+      } catch (const AslError& e) {
+        if (!IsQuota(e)) Count(2);  // MapIterationFailed, MapStateFailed
+        throw;
+      }
+      Count();  // MapIterationSucceeded
       Event("MapIterationSucceeded", name, [&] { return Json{{"index", i}}; });
       lanes[lane] = now_;
       map_end = std::max(map_end, now_);
     }
     now_ = map_end;
+    Count();  // MapStateSucceeded
     return results;
   }
 
@@ -1785,7 +1933,7 @@ class Run {
     const Json& v = *value;
     Json resolved;
     if (rule.operand_is_path)
-      resolved = Resolve(rule.operand_path, input, context, "States.Runtime");
+      resolved = Resolve(rule.operand_path, input, context);
     const Json& operand = rule.operand_is_path ? resolved : *rule.operand;
     switch (rule.op) {
       case Op::kIsNull:
@@ -1894,6 +2042,35 @@ class Run {
                          std::to_string(options_.max_payload_bytes));
   }
 
+  // Counts `n` events of the execution's history as Step Functions writes
+  // them (RunOptions::history aside), and fails the execution as Step
+  // Functions does when one would be the quota's last (RunOptions::
+  // max_history_events, kMaxHistoryEvents but in benchmarks): that one is
+  // ExecutionFailed instead. The events: ExecutionStarted; each state's
+  // <Type>StateEntered, and <Type>StateExited when it ends other than by
+  // failing (a caught error included; a Fail state has none); each Task
+  // attempt's TaskScheduled and TaskStarted before the handler runs and
+  // TaskSucceeded, TaskFailed or TaskTimedOut after; a Parallel attempt's
+  // ParallelStateStarted, then ParallelStateSucceeded or ParallelStateFailed;
+  // a Map attempt's MapStateStarted, each iteration's MapIterationStarted
+  // and MapIterationSucceeded (or MapIterationFailed and MapStateFailed),
+  // then MapStateSucceeded. A state that fails before its Task is scheduled
+  // (a path, an intrinsic) counts no event for it; retries and waits none.
+  void Count(int64_t n = 1) {
+    history_events_ += n;
+    if (history_events_ >= options_.max_history_events)
+      throw AslError("States.Runtime",
+                     "The execution reached the maximum number of history "
+                     "events (" +
+                         std::to_string(options_.max_history_events) + ").");
+  }
+
+  // Whether `e` is Count's failure, after which no further event is written.
+  bool IsQuota(const AslError& e) const {
+    return history_events_ >= options_.max_history_events &&
+           e.error() == "States.Runtime";
+  }
+
   // The execution fails with States.Timeout once the virtual clock passes
   // the definition's TimeoutSeconds or the execution's limit.
   void CheckDeadline() const {
@@ -1911,7 +2088,7 @@ class Run {
   std::optional<std::mt19937_64> rng_;
   double now_;
   double entered_ = 0;
-  int64_t transitions_ = 0;
+  int64_t history_events_ = 0;  // Count
   const Json* execution_input_ = nullptr;
   DumpSizer dump_size_;
 };
@@ -1948,20 +2125,16 @@ RunResult StateMachine::Run(const nlohmann::ordered_json& input,
     run.DocumentEvent("ExecutionSucceeded", "", "output", result.output);
   } catch (const AslError& e) {
     result.status = "FAILED";
-    result.error = e.error();
-    result.cause = e.cause();
+    if (e.has_error()) result.error = e.error();
+    if (e.has_cause()) result.cause = e.cause();
     result.output = nullptr;
-    run.Event("ExecutionFailed", "", [&] {
-      return Json{{"error", e.error()}, {"cause", e.cause()}};
-    });
+    run.Event("ExecutionFailed", "", [&] { return ErrorDetails(result); });
   } catch (const ExecutionTimeout& e) {
     result.status = "FAILED";
     result.error = "States.Timeout";
     result.cause = e.what();
     result.output = nullptr;
-    run.Event("ExecutionTimedOut", "", [&] {
-      return Json{{"error", result.error}, {"cause", result.cause}};
-    });
+    run.Event("ExecutionTimedOut", "", [&] { return ErrorDetails(result); });
   }
   result.end_time = run.now();
   return result;

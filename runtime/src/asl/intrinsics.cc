@@ -136,7 +136,7 @@ class Parser {
     std::optional<Path> path = ParsePath(text);
     if (!path) Fail("unsupported path " + text);
     const Json* value = Find(path->context ? context_ : input_, *path);
-    if (!value) Fail("the path " + text + " matches nothing");
+    if (!value) throw IntrinsicPathNotFound(text, path->context);
     return *value;
   }
 

@@ -5,9 +5,24 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 namespace novacat::runtime::asl {
+
+// A path argument of an intrinsic call that matches nothing. Step Functions
+// fails the execution with States.Runtime then, which no Retry or Catch
+// handles, as for a payload template's path (not States.IntrinsicFailure,
+// which is for the function's own failures): the caller, which knows the
+// field holding the call, raises it.
+struct IntrinsicPathNotFound : std::runtime_error {
+  IntrinsicPathNotFound(const std::string& path_text, bool in_context)
+      : std::runtime_error("the path " + path_text + " matches nothing"),
+        path(path_text),
+        context(in_context) {}
+  std::string path;
+  bool context;  // a $$ path (the context object), else the input
+};
 
 // Whether `text` is an intrinsic call (starts with "States.").
 bool IsIntrinsic(const std::string& text);
@@ -15,7 +30,8 @@ bool IsIntrinsic(const std::string& text);
 // Evaluates the call in `text`; paths read `input` ($) and `context` ($$).
 // `random` supplies 64-bit values for States.UUID and States.MathRandom, so
 // runs are reproducible. Throws AslError States.IntrinsicFailure on a
-// malformed call or bad arguments.
+// malformed call or bad arguments, and IntrinsicPathNotFound when a path
+// argument matches nothing.
 nlohmann::ordered_json EvaluateIntrinsic(
     const std::string& text, const nlohmann::ordered_json& input,
     const nlohmann::ordered_json& context,
