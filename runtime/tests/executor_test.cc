@@ -1183,3 +1183,347 @@ TEST(ExecutorLimitsTest, TasksParallelsAndMapsCountTheirEvents) {
 }  // namespace
 }  // namespace executor_test
 }  // namespace novacat::runtime::asl
+
+// Workflow variables (Assign, JSONPath): what Step Functions' recorded
+// executions show, and the executor's refusals of what they do not settle.
+namespace novacat::runtime::asl {
+namespace executor_test {
+namespace {
+
+json Machine(const json& states, const char* start) {
+  return {{"StartAt", start}, {"States", states}};
+}
+
+// Step Functions' own example of the order: a state's paths read the
+// variables as they were when it was entered (OutputPath "$answer" reads
+// 42, not what the state assigns); a Pass's Assign reads its Result as $.
+TEST(ExecutorAssignTest, AStatesPathsReadTheVariablesItWasEnteredWith) {
+  auto machine = MustLoad(Machine(
+      {{"State0",
+        {{"Type", "Pass"},
+         {"Result",
+          {{"theQuestion",
+            "What is the answer to life the universe and everything?"}}},
+         {"Assign", {{"question.$", "$.theQuestion"}, {"answer", 42}}},
+         {"Next", "State1"}}},
+       {"State1",
+        {{"Type", "Pass"},
+         {"InputPath", "$answer"},
+         {"ResultPath", "$.theAnswer"},
+         {"OutputPath", "$answer"},
+         {"Assign", {{"answer", "<omitted>"}}},
+         {"Next", "State2"}}},
+       {"State2",
+        {{"Type", "Pass"},
+         {"Parameters",
+          {{"answer.$", "$answer"},
+           {"question.$", "$question"},
+           {"both.$", "States.Format('{} {}', $question, $answer)"}}},
+         {"End", true}}}},
+      "State0"));
+  RunResult r = machine->Run(json::object(), NeverCalled);
+  ASSERT_EQ(r.status, "SUCCEEDED") << r.cause.value_or("");
+  EXPECT_EQ(r.history[4].type, "StateExited");
+  EXPECT_EQ(r.history[4].details,  // State1's OutputPath, its Assign
+            (json{{"output", 42},
+                  {"assigned_variables", {{"answer", "<omitted>"}}}}));
+  EXPECT_EQ(r.output,
+            (json{{"answer", "<omitted>"},
+                  {"question",
+                   "What is the answer to life the universe and everything?"},
+                  {"both",
+                   "What is the answer to life the universe and everything? "
+                   "<omitted>"}}));
+}
+
+// A Pass reads its Parameters' payload as $ (or its input without them),
+// the context object as $$; every path field reads variables: InputPath,
+// Parameters, a Choice's Variable and ...Path operand, a Wait's SecondsPath
+// and TimestampPath, a Fail's ErrorPath and CausePath, a Map's ItemsPath.
+TEST(ExecutorAssignTest, EveryPathFieldReadsVariables) {
+  auto machine = MustLoad(Machine(
+      {{"Set",
+        {{"Type", "Pass"},
+         {"Parameters", {{"input", "PENDING"}}},
+         {"Assign",
+          {{"result.$", "$.input"},
+           {"name.$", "$$.State.Name"},
+           {"wait", 3},
+           {"until", "2026-01-01T00:01:00Z"},
+           {"items", {1, 2}},
+           {"guess", "a"},
+           {"answer", "b"}}},
+         {"Next", "Check"}}},
+       {"Check",
+        {{"Type", "Choice"},
+         {"Choices",
+          {{{"Variable", "$guess"},
+            {"StringEqualsPath", "$answer"},
+            {"Next", "Done"}}}},
+         {"Default", "Sleep"}}},
+       {"Sleep",
+        {{"Type", "Wait"}, {"SecondsPath", "$wait"}, {"Next", "Until"}}},
+       {"Until",
+        {{"Type", "Wait"}, {"TimestampPath", "$until"}, {"Next", "Each"}}},
+       {"Each",
+        {{"Type", "Map"},
+         {"ItemsPath", "$items"},
+         {"ItemSelector",
+          {{"item.$", "$$.Map.Item.Value"}, {"from.$", "$name"}}},
+         {"ItemProcessor",
+          {{"StartAt", "I"}, {"States", {{"I", Pass(json::object())}}}}},
+         {"ResultPath", "$.each"},
+         {"Next", "Again"}}},
+       {"Again",
+        {{"Type", "Pass"},
+         {"Assign", {{"guess.$", "$answer"}}},
+         {"Next", "Check"}}},
+       {"Done",
+        {{"Type", "Fail"},
+         {"ErrorPath", "$result"},
+         {"CausePath", "States.Format('{} after {}', $guess, $name)"}}}},
+      "Set"));
+  RunResult r = machine->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "PENDING");
+  EXPECT_EQ(r.cause, "b after Set");
+  EXPECT_EQ(r.states,
+            (std::vector<std::string>{"Set", "Check", "Sleep", "Until", "Each",
+                                      "I", "I", "Again", "Check", "Done"}));
+  EXPECT_DOUBLE_EQ(r.end_time - RunOptions{}.start_time, 60);
+}
+
+// A Choice makes the Assign of the rule that chooses, or its own when it
+// takes its Default (Step Functions' example: "42" is a string, so
+// NumericEquals 42 does not choose).
+TEST(ExecutorAssignTest, AChoiceAssignsForTheRuleItTakes) {
+  auto machine = MustLoad(Machine(
+      {{"CheckInputState",
+        {{"Type", "Choice"},
+         {"Choices",
+          {{{"Variable", "$.input_value"},
+            {"IsPresent", false},
+            {"Assign", {{"status", "UNKNOWN"}}},
+            {"Next", "FinalState"}},
+           {{"Variable", "$.input_value"},
+            {"NumericEquals", 42},
+            {"Assign", {{"status", "CORRECT"}}},
+            {"Next", "FinalState"}}}},
+         {"Assign", {{"status", "INCORRECT"}, {"guess.$", "$.input_value"}}},
+         {"Default", "FinalState"}}},
+       {"FinalState",
+        {{"Type", "Pass"},
+         {"Parameters", {{"result.$", "$status"}}},
+         {"End", true}}}},
+      "CheckInputState"));
+  EXPECT_EQ(machine->Run({{"input_value", "42"}}, NeverCalled).output,
+            (json{{"result", "INCORRECT"}}));
+  EXPECT_EQ(machine->Run({{"input_value", 42}}, NeverCalled).output,
+            (json{{"result", "CORRECT"}}));
+  EXPECT_EQ(machine->Run(json::object(), NeverCalled).output,
+            (json{{"result", "UNKNOWN"}}));
+}
+
+// A Task's Assign reads its raw result (Lambda's wrapper) as $, once it
+// succeeds; when a catcher takes the error, the catcher's Assign is made,
+// reading the error output, and the state's is not.
+TEST(ExecutorAssignTest, ATaskAssignsItsResultOrItsCatchersError) {
+  json task =
+      Task({{"Assign", {{"result.$", "$.Payload"}, {"path", "ok"}}},
+            {"Retry", {{{"ErrorEquals", {"A"}}, {"IntervalSeconds", 1}}}},
+            {"Catch",
+             {{{"ErrorEquals", {"B"}},
+               {"Assign", {{"error.$", "$.Cause"}, {"path", "caught"}}},
+               {"ResultPath", "$.error"},
+               {"Next", "Report"}}}},
+            {"OutputPath", "$.Payload"},
+            {"Next", "Report"}});
+  task.erase("End");
+  auto machine =
+      MustLoad(Machine({{"Start",
+                         {{"Type", "Pass"},
+                          {"Assign", {{"result", "none"}, {"error", "none"}}},
+                          {"Next", "T"}}},
+                        {"T", task},
+                        {"Report",
+                         {{"Type", "Pass"},
+                          {"Parameters",
+                           {{"result.$", "$result"},
+                            {"error.$", "$error"},
+                            {"path.$", "$path"}}},
+                          {"End", true}}}},
+                       "Start"));
+  Scripted retried{{{"T", {{{"throw", "A"}}, {{"return", {{"n", 1}}}}}}}};
+  RunResult r = machine->Run(json::object(), std::ref(retried));
+  EXPECT_EQ(r.output,
+            (json{{"result", {{"n", 1}}}, {"error", "none"}, {"path", "ok"}}));
+  EXPECT_EQ(r.waits, std::vector<double>{1});
+  Scripted caught{{{"T", {{{"throw", "B"}, {"cause", "bad"}}}}}};
+  r = machine->Run(json::object(), std::ref(caught));
+  EXPECT_EQ(r.output,
+            (json{{"result", "none"}, {"error", "bad"}, {"path", "caught"}}));
+
+  // The Task succeeds and its Assign is made, then its ResultPath fails
+  // (States.ResultPathMatchFailure): the catcher, without an Assign, takes
+  // the error and the state assigns nothing.
+  json late = Task({{"Assign", {{"result", "assigned"}}},
+                    {"ResultPath", "$.a.b"},
+                    {"Catch",
+                     {{{"ErrorEquals", {"States.ResultPathMatchFailure"}},
+                       {"ResultPath", nullptr},
+                       {"Next", "Report"}}}},
+                    {"Next", "Report"}});
+  late.erase("End");
+  auto failing_late = MustLoad(Machine(
+      {{"Start",
+        {{"Type", "Pass"}, {"Assign", {{"result", "none"}}}, {"Next", "T"}}},
+       {"T", late},
+       {"Report", Pass({{"Parameters", {{"result.$", "$result"}}}})}},
+      "Start"));
+  Scripted fine{{{"T", {{{"return", {{"n", 1}}}}}}}};
+  r = failing_late->Run({{"a", "not an object"}}, std::ref(fine));
+  EXPECT_EQ(r.states, (std::vector<std::string>{"Start", "T", "Report"}));
+  EXPECT_EQ(r.output, (json{{"result", "none"}}));
+}
+
+// A Parallel branch and a Map iteration read the enclosing scope's
+// variables; what they assign ends with them: another iteration does not
+// see it (reading it fails the execution), nor may the enclosing scope
+// read it (refused at load), nor may they assign an enclosing scope's.
+TEST(ExecutorAssignTest, BranchesAndIterationsHaveTheirOwnScope) {
+  const json outer = {{"Type", "Pass"},
+                      {"Assign", {{"x", 42}, {"items", {0, 1}}}},
+                      {"Next", "P"}};
+  auto parallel = MustLoad(Machine(
+      {{"Start", outer},
+       {"P",
+        {{"Type", "Parallel"},
+         {"Branches",
+          {{{"StartAt", "B"},
+            {"States",
+             {{"B",
+               {{"Type", "Pass"},
+                {"Assign", {{"inner.$", "$x"}}},
+                {"Next", "C"}}},
+              {"C", Pass({{"Parameters",
+                           {{"inner.$", "$inner"}, {"x.$", "$x"}}}})}}}}}},
+         {"End", true}}}},
+      "Start"));
+  RunResult r = parallel->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.output, json::parse(R"([{"inner":42,"x":42}])"));
+
+  // Item 0 assigns $y; item 1 reads it without assigning it.
+  json to_map = outer;
+  to_map["Next"] = "M";
+  const json with_map = Machine(
+      {{"Start", to_map},
+       {"M",
+        {{"Type", "Map"},
+         {"ItemsPath", "$items"},
+         {"MaxConcurrency", 1},
+         {"ItemProcessor",
+          {{"StartAt", "First"},
+           {"States",
+            {{"First",
+              {{"Type", "Choice"},
+               {"Choices",
+                {{{"Variable", "$"}, {"NumericEquals", 0}, {"Next", "Set"}}}},
+               {"Default", "Read"}}},
+             {"Set",
+              {{"Type", "Pass"}, {"Assign", {{"y", "set"}}}, {"Next", "Read"}}},
+             {"Read", Pass({{"Parameters", {{"y.$", "$y"}}}})}}}}},
+         {"End", true}}}},
+      "Start");
+  r = MustLoad(with_map)->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause,
+            "The variable '$y' read by the field 'y.$' has not been assigned");
+  EXPECT_EQ(r.states, (std::vector<std::string>{"Start", "M", "First", "Set",
+                                                "Read", "First", "Read"}));
+
+  json leaks = with_map;
+  leaks["States"]["M"]["End"] = false;
+  leaks["States"]["M"].erase("End");
+  leaks["States"]["M"]["Next"] = "After";
+  leaks["States"]["After"] = Pass({{"Parameters", {{"y.$", "$y"}}}});
+  EXPECT_EQ(LoadError(leaks),
+            "/States/After/Parameters/y.$: $y is assigned by no state of this "
+            "scope or an enclosing one");
+  json writes_outer = with_map;
+  writes_outer["States"]["M"]["ItemProcessor"]["States"]["Set"]["Assign"] = {
+      {"x", 1}};
+  EXPECT_EQ(LoadError(writes_outer),
+            "/States/M/ItemProcessor/States/Set/Assign/x: assigns $x, a "
+            "variable of an enclosing scope, which a Parallel branch or a Map "
+            "iteration reads but does not assign");
+}
+
+// A variable a state reads before any state assigned it fails the
+// execution with States.Runtime, which no Catch handles.
+TEST(ExecutorAssignTest, ReadingAVariableNotYetAssignedFails) {
+  json task =
+      Task({{"Parameters", {{"v.$", "$later"}}},
+            {"Catch", {{{"ErrorEquals", {"States.ALL"}}, {"Next", "Set"}}}},
+            {"Next", "Set"}});
+  task.erase("End");
+  auto machine = MustLoad(
+      Machine({{"T", task}, {"Set", Pass({{"Assign", {{"later", 1}}}})}}, "T"));
+  RunResult r = machine->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause,
+            "The variable '$later' read by the field 'v.$' has not been "
+            "assigned");
+  EXPECT_EQ(r.states, (std::vector<std::string>{"T"}));
+}
+
+// What the executor refuses at load, with the field named.
+TEST(ExecutorAssignTest, RefusedAssignsAndReads) {
+  const auto pass = [](const json& fields) {
+    return Machine({{"A", Pass(fields)}}, "A");
+  };
+  EXPECT_EQ(LoadError(pass({{"Assign", {{"9lives", 1}}}})),
+            "/States/A/Assign/9lives: not a variable name (a letter or _, then "
+            "letters, digits and _, at most 80 characters)");
+  EXPECT_EQ(LoadError(pass({{"Assign", {{"states", 1}}}})),
+            "/States/A/Assign/states: $states is reserved (JSONata's)");
+  EXPECT_EQ(LoadError(pass({{"Assign", {{"a", 1}, {"a.$", "$.b"}}}})),
+            "/States/A/Assign/a.$: assigns $a twice");
+  EXPECT_EQ(LoadError(pass({{"Assign", json::array()}})),
+            "/States/A/Assign: must be an object");
+  EXPECT_EQ(LoadError(pass({{"Assign", {{"a", 1}}}, {"ResultPath", "$a"}})),
+            "/States/A/ResultPath: cannot name a variable");
+  EXPECT_EQ(LoadError(pass({{"Parameters", {{"s.$", "$states.input"}}}})),
+            "/States/A/Parameters/s.$: $states is JSONata's reserved "
+            "variable, which a JSONPath state cannot read");
+  EXPECT_EQ(LoadError(pass(
+                {{"Parameters", {{"s.$", "States.Format('{}', $nope)"}}}})),
+            "/States/A/Parameters/s.$: $nope is assigned by no state of this "
+            "scope or an enclosing one");
+  EXPECT_EQ(LoadError(Machine(
+                {{"S", {{"Type", "Succeed"}, {"Assign", {{"a", 1}}}}}}, "S")),
+            "/States/S/Assign: not supported by the executor");
+  EXPECT_EQ(
+      LoadError(Machine({{"T", Task({{"ResultSelector", {{"p.$", "$.Payload"}}},
+                                     {"Assign", {{"raw.$", "$.Payload"}}}})}},
+                        "T")),
+      "/States/T/Assign/raw.$: reads the state's result ($) beside "
+      "ResultSelector, which the executor refuses: whether Step Functions "
+      "gives Assign the raw result or ResultSelector's is not established");
+  // Beside ResultSelector, an Assign that does not read $ runs.
+  json selecting = Task({{"ResultSelector", {{"p.$", "$.Payload"}}},
+                         {"Assign", {{"at.$", "$$.State.Name"}, {"n", 1}}},
+                         {"Next", "R"}});
+  selecting.erase("End");
+  auto selected = MustLoad(
+      Machine({{"T", selecting},
+               {"R", Pass({{"Parameters", {{"at.$", "$at"}, {"n.$", "$n"}}}})}},
+              "T"));
+  Scripted ok{{{"T", {{{"return", {{"v", 1}}}}}}}};
+  EXPECT_EQ(selected->Run(json::object(), std::ref(ok)).output,
+            (json{{"at", "T"}, {"n", 1}}));
+}
+
+}  // namespace
+}  // namespace executor_test
+}  // namespace novacat::runtime::asl
