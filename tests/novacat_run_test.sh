@@ -370,4 +370,19 @@ expect_eq "simulate --print-history" \
   "$(field "$work/sim.json" "'history' in d"):$(awk '{print $4}' "$work/err" | paste -sd,)" \
   "False:ExecutionStarted,StateEntered,StateExited,ExecutionSucceeded"
 
+# A Fail state that names no Error or Cause: both null, as Step Functions
+# leaves them out (never "").
+echo '{"StartAt": "F", "States": {"F": {"Type": "Fail"}}}' >"$work/fail.asl.json"
+"$novacat" simulate "$work/fail.asl.json" --script "$work/script.json" \
+  >"$work/sim.json" 2>"$work/err"
+expect_eq "simulate a bare Fail" \
+  "$?:$(field "$work/sim.json" "(d['status'], d['error'], d['cause'])")" \
+  "0:('FAILED', None, None)"
+echo '{"StartAt": "F", "States": {"F": {"Type": "Fail", "Error": "E"}}}' >"$work/fail.asl.json"
+"$novacat" simulate "$work/fail.asl.json" --script "$work/script.json" \
+  >"$work/sim.json" 2>"$work/err"
+expect_eq "simulate a Fail without Cause" \
+  "$?:$(field "$work/sim.json" "(d['status'], d['error'], d['cause'])")" \
+  "0:('FAILED', 'E', None)"
+
 finish "novacat run: all checks passed"

@@ -71,7 +71,8 @@ TEST_F(WorkflowRunTest, HappyPathRecordsOutcomePublishesAndLogs) {
   auto r = Run({{"nova_id", kNova},
                 {"note", "bright in B"},
                 {"correlation_id", kCorrelation}});
-  ASSERT_EQ(r.status, "SUCCEEDED") << r.error << ": " << r.cause;
+  ASSERT_EQ(r.status, "SUCCEEDED")
+      << r.error.value_or("") << ": " << r.cause.value_or("");
   EXPECT_EQ(r.states, (std::vector<std::string>{
                           "BeginJobRun", "AcquireIdempotencyLock",
                           "IsDuplicateRun?", "LoadNova", "NovaExists?",
@@ -113,7 +114,7 @@ TEST_F(WorkflowRunTest, UnknownNovaEndsWithItsOutcomeAndPublishesNothing) {
   auto r = Run({{"nova_id", "00000000-0000-0000-0000-000000000000"},
                 {"note", "n"},
                 {"correlation_id", kCorrelation}});
-  ASSERT_EQ(r.status, "SUCCEEDED") << r.cause;
+  ASSERT_EQ(r.status, "SUCCEEDED") << r.cause.value_or("");
   EXPECT_EQ(r.states.back(), "FinalizeJobRunSuccess");
   EXPECT_EQ(r.states[5], "RecordOutcome_UNKNOWN_NOVA");
   EXPECT_TRUE(bus_.published().empty());
@@ -141,7 +142,7 @@ TEST_F(WorkflowRunTest, TerminalStepErrorIsNotRetriedAndTheRunFails) {
 
 TEST_F(WorkflowRunTest, CorrelationIdIsCreatedWhenAbsent) {
   auto r = Run({{"nova_id", kNova}, {"note", "bright"}});
-  ASSERT_EQ(r.status, "SUCCEEDED") << r.cause;
+  ASSERT_EQ(r.status, "SUCCEEDED") << r.cause.value_or("");
   const std::string id = r.output["correlation_id"];
   EXPECT_TRUE(runtime::IsUuidV4(id));
   EXPECT_EQ(bus_.published().at(0).event["correlation_id"], id);

@@ -91,9 +91,10 @@ TEST(ExecutorLoadTest, RejectsUnsupportedConstructsWithTheirPointer) {
                        {"StartAt", "A"},
                        {"States", {{"A", {{"Type", "Succeed"}}}}}}),
             "/QueryLanguage: only the JSONPath query language is supported");
-  EXPECT_EQ(LoadError({{"StartAt", "A"},
-                       {"States", {{"A", Task({{"HeartbeatSeconds", 5}})}}}}),
-            "/States/A/HeartbeatSeconds: not supported by the executor");
+  EXPECT_EQ(
+      LoadError({{"StartAt", "A"},
+                 {"States", {{"A", Task({{"HeartbeatSecondsPath", "$.h"}})}}}}),
+      "/States/A/HeartbeatSecondsPath: not supported by the executor");
   EXPECT_EQ(LoadError({{"StartAt", "M"},
                        {"States",
                         {{"M",
@@ -281,7 +282,7 @@ TEST(ExecutorTest, CorrelationIdPassMergesAUuidDeterministically) {
   Scripted none;
   RunResult a = machine->Run({{"k", 1}}, std::ref(none));
   RunResult b = machine->Run({{"k", 1}}, std::ref(none));
-  ASSERT_EQ(a.status, "SUCCEEDED") << a.cause;
+  ASSERT_EQ(a.status, "SUCCEEDED") << a.cause.value_or("");
   EXPECT_EQ(a.output["k"], 1);
   const std::string id = a.output["correlation_id"];
   EXPECT_TRUE(runtime::IsUuid(id));
@@ -426,7 +427,8 @@ TEST(ExecutorTest, EveryAttemptSeesTheWholeInputAndTheCatcherKeepsIt) {
   };
   const json input = {{"k", 1}, {"list", {1, 2}}};
   RunResult r = machine->Run(input, handler);
-  EXPECT_EQ(r.status, "SUCCEEDED") << r.error << ": " << r.cause;
+  EXPECT_EQ(r.status, "SUCCEEDED")
+      << r.error.value_or("") << ": " << r.cause.value_or("");
   const json caught = {{"k", 1},
                        {"list", {1, 2}},
                        {"error", {{"Error", "B"}, {"Cause", "caught"}}}};
@@ -463,7 +465,8 @@ TEST(ExecutorTest, KnownContextFieldsAreTheContextObjects) {
                     {"End", true}}}}}});
   Scripted none;
   RunResult r = machine->Run(json::object(), std::ref(none));
-  ASSERT_EQ(r.status, "SUCCEEDED") << r.error << ": " << r.cause;
+  ASSERT_EQ(r.status, "SUCCEEDED")
+      << r.error.value_or("") << ": " << r.cause.value_or("");
   const json& context = r.output["context"];
   EXPECT_EQ(r.output["entered"], "2026-01-01T00:00:05.000Z");
   EXPECT_EQ(r.output["start"], "2026-01-01T00:00:00.000Z");
@@ -683,7 +686,8 @@ TEST(GeneratedDefinitionTest, AFunctionThatDiesInOneMapItemLeavesTheOthers) {
   RunResult r = machine->Run(
       {{"nova_id", "n"}, {"correlation_id", "c"}, {"job_run_id", "j"}},
       handler);
-  EXPECT_EQ(r.status, "SUCCEEDED") << r.error << ": " << r.cause;
+  EXPECT_EQ(r.status, "SUCCEEDED")
+      << r.error.value_or("") << ": " << r.cause.value_or("");
   EXPECT_EQ(r.waits, (std::vector<double>{10, 60, 180}));
   EXPECT_EQ(top, (std::vector<std::string>{
                      "BeginJobRun", "AcquireIdempotencyLock",
@@ -753,6 +757,771 @@ TEST(ScriptedHandlerTest, CheckScriptNamesTheBadOutcome) {
       R"(script["A"][0] needs exactly one of "return", "set" and "throw")");
   EXPECT_FALSE(CheckScript(Json::parse(R"({"A": [{"set": 3}]})"), &error));
   EXPECT_EQ(error, R"(script["A"][0].set must be an object of fields)");
+}
+
+}  // namespace
+}  // namespace executor_test
+}  // namespace novacat::runtime::asl
+
+// What Step Functions does that issue 39 (point 5) found the executor doing
+// otherwise: each rule with its exact error, cause and output.
+namespace novacat::runtime::asl {
+namespace executor_test {
+namespace {
+
+json Pass(const json& extra) {
+  json p = {{"Type", "Pass"}, {"End", true}};
+  p.update(extra);
+  return p;
+}
+
+// The handler of a definition whose Tasks must never be invoked.
+TaskOutcome NeverCalled(const TaskInvocation& call) {
+  ADD_FAILURE() << "task " << call.state_name << " invoked";
+  return TaskOutcome{};
+}
+
+// A path inside an intrinsic call that matches nothing fails the execution
+// with States.Runtime, as a payload template's own path does: no Retry or
+// Catch handles it, not even States.ALL, and a Parallel or a Map around it
+// fails with it. The cause names the path, the field and the input.
+TEST(ExecutorIntrinsicTest, AMissingPathInACallFailsTheExecution) {
+  const json catch_all = {{"Retry", {{{"ErrorEquals", {"States.ALL"}}}}},
+                          {"Catch",
+                           {{{"ErrorEquals", {"States.ALL"}},
+                             {"ResultPath", "$.error"},
+                             {"Next", "H"}}}}};
+  json task =
+      Task({{"Parameters",
+             {{"FunctionName", "f"},
+              {"Payload", {{"msg.$", "States.Format('{}', $.missing)"}}}}},
+            {"End", false},
+            {"Next", "H"}});
+  task.erase("End");
+  task.update(catch_all);
+  const json handler_state = Pass(json::object());
+  const std::string cause =
+      "The JSONPath '$.missing' specified for the field 'msg.$' could not be "
+      "found in the input '{\"a\":1}'";
+
+  auto top = MustLoad(
+      {{"StartAt", "T"}, {"States", {{"T", task}, {"H", handler_state}}}});
+  RunResult r = top->Run({{"a", 1}}, NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause, cause);
+  EXPECT_EQ(r.output, nullptr);
+  EXPECT_EQ(r.states, (std::vector<std::string>{"T"}));
+  EXPECT_TRUE(r.waits.empty());
+
+  // The same Task in a Parallel branch, the Parallel retrying and catching
+  // everything.
+  json parallel = {
+      {"Type", "Parallel"},
+      {"Branches",
+       {{{"StartAt", "T"}, {"States", {{"T", task}, {"H", handler_state}}}}}},
+      {"Next", "H"}};
+  parallel.update(catch_all);
+  auto in_branch = MustLoad(
+      {{"StartAt", "P"}, {"States", {{"P", parallel}, {"H", handler_state}}}});
+  r = in_branch->Run({{"a", 1}}, NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause, cause);
+  EXPECT_EQ(r.states, (std::vector<std::string>{"P", "T"}));
+  EXPECT_TRUE(r.waits.empty());
+
+  // In a Map iteration (the second item's), from a Pass state's
+  // Parameters; the Map retries and catches everything.
+  json map = {
+      {"Type", "Map"},
+      {"ItemsPath", "$.items"},
+      {"ItemProcessor",
+       {{"StartAt", "X"},
+        {"States",
+         {{"X", Pass({{"Parameters",
+                       {{"v.$", "States.Format('{} {}', $.a, $.b)"}}}})}}}}},
+      {"Next", "H"}};
+  map.update(catch_all);
+  auto in_item = MustLoad(
+      {{"StartAt", "M"}, {"States", {{"M", map}, {"H", handler_state}}}});
+  r = in_item->Run({{"items", {{{"a", 1}, {"b", 2}}, {{"a", 3}}}}},
+                   NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause,
+            "The JSONPath '$.b' specified for the field 'v.$' could not be "
+            "found in the input '{\"a\":3}'");
+  EXPECT_EQ(r.states, (std::vector<std::string>{"M", "X", "X"}));
+
+  // A plain path of a template is reported the same way; a context path
+  // with the context object as the input.
+  auto plain = MustLoad(
+      {{"StartAt", "A"},
+       {"States",
+        {{"A", Pass({{"Parameters", {{"k", {{"y.$", "$.nope[0]"}}}}}})}}}});
+  r = plain->Run({{"nope", json::array()}}, NeverCalled);
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause,
+            "The JSONPath '$.nope[0]' specified for the field 'y.$' could not "
+            "be found in the input '{\"nope\":[]}'");
+}
+
+// The function's own failures (a bad argument) stay States.IntrinsicFailure,
+// which Retry and Catch handle.
+TEST(ExecutorIntrinsicTest, AFunctionsOwnFailureIsCaught) {
+  auto machine = MustLoad(
+      {{"StartAt", "T"},
+       {"States",
+        {{"T",
+          Task({{"Parameters", {{"x.$", "States.ArrayGetItem($.list, 5)"}}},
+                {"Retry",
+                 {{{"ErrorEquals", {"States.IntrinsicFailure"}},
+                   {"MaxAttempts", 1},
+                   {"IntervalSeconds", 3}}}},
+                {"Catch",
+                 {{{"ErrorEquals", {"States.ALL"}},
+                   {"ResultPath", "$.error"},
+                   {"Next", "H"}}}},
+                {"End", false},
+                {"Next", "H"}})},
+         {"H", Pass(json::object())}}}});
+  RunResult r = machine->Run({{"list", {1, 2}}}, NeverCalled);
+  EXPECT_EQ(r.status, "SUCCEEDED");
+  EXPECT_EQ(r.waits, (std::vector<double>{3}));
+  EXPECT_EQ(r.states, (std::vector<std::string>{"T", "H"}));
+  EXPECT_EQ(r.output,
+            (json{{"list", {1, 2}},
+                  {"error",
+                   {{"Error", "States.IntrinsicFailure"},
+                    {"Cause", "States.ArrayGetItem: index out of range"}}}}));
+}
+
+// A Fail state's ErrorPath and CausePath take an intrinsic function that
+// returns a string, as Step Functions allows; any other is refused at load,
+// as is a literal beside its path.
+TEST(ExecutorFailStateTest, ErrorPathAndCausePathTakeStringIntrinsics) {
+  auto machine = MustLoad(
+      {{"StartAt", "F"},
+       {"States",
+        {{"F",
+          {{"Type", "Fail"},
+           {"ErrorPath", "States.Format('Bad.{}', $.kind)"},
+           {"CausePath", "States.Format('x {} of {}', $.a, $.b)"}}}}}});
+  RunResult r =
+      machine->Run({{"kind", "Input"}, {"a", 7}, {"b", "y"}}, NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "Bad.Input");
+  EXPECT_EQ(r.cause, "x 7 of y");
+  EXPECT_EQ(r.states, (std::vector<std::string>{"F"}));
+
+  // A missing argument is the execution's States.Runtime, naming the field.
+  r = machine->Run({{"kind", "Input"}, {"a", 7}}, NeverCalled);
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause,
+            "The JSONPath '$.b' specified for the field 'CausePath' could not "
+            "be found in the input '{\"kind\":\"Input\",\"a\":7}'");
+
+  // States.ArrayGetItem returns a string only when the item is one.
+  auto item = MustLoad({{"StartAt", "F"},
+                        {"States",
+                         {{"F",
+                           {{"Type", "Fail"},
+                            {"Error", "E"},
+                            {"CausePath", "States.ArrayGetItem($.l, 1)"}}}}}});
+  r = item->Run({{"l", {"a", "b"}}}, NeverCalled);
+  EXPECT_EQ(r.error, "E");
+  EXPECT_EQ(r.cause, "b");
+  r = item->Run({{"l", {"a", 2}}}, NeverCalled);
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause, "CausePath must select a string");
+
+  const auto fail = [](const json& fields) {
+    json f = {{"Type", "Fail"}};
+    f.update(fields);
+    return json{{"StartAt", "F"}, {"States", {{"F", f}}}};
+  };
+  EXPECT_EQ(LoadError(fail({{"CausePath", "States.ArrayLength($.l)"}})),
+            "/States/F/CausePath: States.ArrayLength does not return a "
+            "string: only States.Format, States.JsonToString, "
+            "States.ArrayGetItem, States.Base64Encode, States.Base64Decode, "
+            "States.Hash and States.UUID may be used here");
+  EXPECT_EQ(LoadError(fail({{"ErrorPath", "States.Nope($.l)"}})),
+            "/States/F/ErrorPath: intrinsic function States.Nope is not "
+            "supported");
+  EXPECT_EQ(LoadError(fail({{"Cause", "c"}, {"CausePath", "$.c"}})),
+            "/States/F: Cause and CausePath cannot both be given");
+  EXPECT_EQ(LoadError(fail({{"Error", "e"}, {"ErrorPath", "$.e"}})),
+            "/States/F: Error and ErrorPath cannot both be given");
+  EXPECT_EQ(LoadError(fail({{"Error", 5}})),
+            "/States/F/Error: must be a string");
+  EXPECT_EQ(LoadError(fail({{"ErrorPath", "$.a[*]"}})),
+            "/States/F/ErrorPath: not a supported reference path");
+}
+
+// A Fail state that names no Error or Cause leaves them absent, in the
+// result and in the history's ExecutionFailed, as Step Functions does; a
+// catcher's output has "" for them, as Step Functions binds.
+TEST(ExecutorFailStateTest, AnUnnamedErrorOrCauseIsAbsentNotEmpty) {
+  auto bare =
+      MustLoad({{"StartAt", "F"}, {"States", {{"F", {{"Type", "Fail"}}}}}});
+  RunResult r = bare->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, std::nullopt);
+  EXPECT_EQ(r.cause, std::nullopt);
+  EXPECT_EQ(HistoryToJson({r.history.back()}),
+            json::parse(R"([{"id":3,"timestamp":"2026-01-01T00:00:00.000Z",
+                             "type":"ExecutionFailed"}])"));
+
+  auto error_only =
+      MustLoad({{"StartAt", "F"},
+                {"States", {{"F", {{"Type", "Fail"}, {"Error", "E"}}}}}});
+  r = error_only->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.error, "E");
+  EXPECT_EQ(r.cause, std::nullopt);
+  EXPECT_EQ(r.history.back().details, (json{{"error", "E"}}));
+
+  // A Fail state in a Parallel branch, caught by the Parallel.
+  auto caught = MustLoad(
+      {{"StartAt", "P"},
+       {"States",
+        {{"P",
+          {{"Type", "Parallel"},
+           {"Branches",
+            {{{"StartAt", "F"},
+              {"States", {{"F", {{"Type", "Fail"}, {"Cause", "why"}}}}}}}},
+           {"Catch",
+            {{{"ErrorEquals", {"States.ALL"}},
+              {"ResultPath", "$.error"},
+              {"Next", "H"}}}},
+           {"Next", "H"}}},
+         {"H", Pass(json::object())}}}});
+  r = caught->Run({{"k", 1}}, NeverCalled);
+  EXPECT_EQ(r.status, "SUCCEEDED");
+  EXPECT_EQ(r.error, std::nullopt);
+  EXPECT_EQ(r.output,
+            (json{{"k", 1}, {"error", {{"Error", ""}, {"Cause", "why"}}}}));
+}
+
+// HeartbeatSeconds is accepted as Step Functions accepts it (a positive
+// integer, smaller than TimeoutSeconds when both are given) and recorded
+// in TaskScheduled; a handler sends no heartbeat, so it never fails a Task
+// here: only TimeoutSeconds bounds the invocation.
+TEST(ExecutorTaskTest, HeartbeatSecondsIsValidatedAndRecorded) {
+  const auto task = [](const json& fields) {
+    return json{{"StartAt", "T"}, {"States", {{"T", Task(fields)}}}};
+  };
+  EXPECT_EQ(LoadError(task({{"HeartbeatSeconds", 0}})),
+            "/States/T/HeartbeatSeconds: must be a positive integer");
+  EXPECT_EQ(LoadError(task({{"HeartbeatSeconds", 2.5}})),
+            "/States/T/HeartbeatSeconds: must be a positive integer");
+  EXPECT_EQ(LoadError(task({{"TimeoutSeconds", "10"}})),
+            "/States/T/TimeoutSeconds: must be a positive integer");
+  EXPECT_EQ(LoadError(task({{"TimeoutSeconds", 10}, {"HeartbeatSeconds", 10}})),
+            "/States/T/HeartbeatSeconds: must be smaller than TimeoutSeconds");
+  auto machine =
+      MustLoad(task({{"TimeoutSeconds", 10}, {"HeartbeatSeconds", 2}}));
+  Scripted slow{{{"T", {{{"return", {{"ok", true}}}, {"seconds", 9}}}}}};
+  RunResult r = machine->Run(json::object(), std::ref(slow));
+  EXPECT_EQ(r.status, "SUCCEEDED");
+  EXPECT_DOUBLE_EQ(r.end_time - RunOptions{}.start_time, 9);
+  EXPECT_EQ(r.history[2].type, "TaskScheduled");
+  EXPECT_EQ(r.history[2].details["heartbeat_seconds"], 2);
+  Scripted slower{{{"T", {{{"return", {{"ok", true}}}, {"seconds", 11}}}}}};
+  r = machine->Run(json::object(), std::ref(slower));
+  EXPECT_EQ(r.error, "States.Timeout");
+  EXPECT_EQ(r.cause, "Task timed out");
+  // Without TimeoutSeconds.
+  EXPECT_EQ(MustLoad(task({{"HeartbeatSeconds", 3600}}))
+                ->Run(json::object(), std::ref(slower))
+                .status,
+            "SUCCEEDED");
+}
+
+// A Distributed Map's fields are refused at load, naming the field.
+TEST(ExecutorLoadTest, DistributedMapFieldsAreRefusedByName) {
+  const auto map = [](const char* key, const json& value) {
+    json m = {{"Type", "Map"},
+              {"End", true},
+              {"ItemProcessor",
+               {{"StartAt", "X"}, {"States", {{"X", {{"Type", "Succeed"}}}}}}}};
+    m[key] = value;
+    return json{{"StartAt", "M"}, {"States", {{"M", m}}}};
+  };
+  EXPECT_EQ(LoadError(map("ItemReader",
+                          {{"Resource", "arn:aws:states:::s3:getObject"}})),
+            "/States/M/ItemReader: ItemReader (reading a Map's items from "
+            "Amazon S3, a Distributed Map) is not supported by the executor, "
+            "which runs INLINE Maps only");
+  EXPECT_EQ(LoadError(map("ItemBatcher", {{"MaxItemsPerBatch", 10}})),
+            "/States/M/ItemBatcher: ItemBatcher (batching a Map's items, a "
+            "Distributed Map) is not supported by the executor, which runs "
+            "INLINE Maps only");
+  EXPECT_EQ(LoadError(map("ResultWriter",
+                          {{"Resource", "arn:aws:states:::s3:putObject"}})),
+            "/States/M/ResultWriter: ResultWriter (writing a Map's results to "
+            "Amazon S3, a Distributed Map) is not supported by the executor, "
+            "which runs INLINE Maps only");
+  EXPECT_EQ(LoadError(map("ToleratedFailureCount", 1)),
+            "/States/M/ToleratedFailureCount: ToleratedFailureCount (a Map's "
+            "tolerated failures, a Distributed Map) is not supported by the "
+            "executor, which runs INLINE Maps only");
+}
+
+// An execution that would write more than Step Functions' 25,000 history
+// events fails at the event Step Functions fails it: ExecutionFailed is
+// event 25,000, with States.Runtime and Step Functions' cause, which no
+// Catch handles. A Pass and a Choice looping write 2 events each (entered,
+// exited) after ExecutionStarted: events 2..24,999 are 6,250 Pass and
+// 6,249 Choice states, the last one the Pass's exit.
+TEST(ExecutorLimitsTest, AnEndlessLoopFailsAtTheHistoryQuota) {
+  auto machine = MustLoad({{"StartAt", "Spin"},
+                           {"States",
+                            {{"Spin", {{"Type", "Pass"}, {"Next", "Again"}}},
+                             {"Again",
+                              {{"Type", "Choice"},
+                               {"Choices",
+                                {{{"Variable", "$.spin"},
+                                  {"BooleanEquals", true},
+                                  {"Next", "Spin"}}}},
+                               {"Default", "Done"}}},
+                             {"Done", {{"Type", "Succeed"}}}}}});
+  for (History history : {History::kNone, History::kFull}) {
+    RunOptions options;
+    options.history = history;
+    RunResult r = machine->Run({{"spin", true}}, NeverCalled, options);
+    EXPECT_EQ(r.status, "FAILED");
+    EXPECT_EQ(r.error, "States.Runtime");
+    EXPECT_EQ(r.cause,
+              "The execution reached the maximum number of history events "
+              "(25000).");
+    ASSERT_EQ(r.states.size(), 6250u + 6249u);
+    EXPECT_EQ(r.states.back(), "Spin");
+    EXPECT_EQ(std::count(r.states.begin(), r.states.end(), "Again"), 6249);
+    if (history == History::kFull) {
+      ASSERT_FALSE(r.history.empty());
+      EXPECT_EQ(r.history.back().type, "ExecutionFailed");
+      EXPECT_EQ(r.history[r.history.size() - 2].type, "StateExited");
+      EXPECT_EQ(r.history[r.history.size() - 2].state, "Spin");
+    }
+  }
+  // One loop fewer ends in time: 24,998 events, then ExecutionSucceeded.
+  json counted = {{"StartAt", "Spin"},
+                  {"States",
+                   {{"Spin",
+                     {{"Type", "Pass"},
+                      {"Parameters", {{"n.$", "States.MathAdd($.n, 1)"}}},
+                      {"Next", "Again"}}},
+                    {"Again",
+                     {{"Type", "Choice"},
+                      {"Choices",
+                       {{{"Variable", "$.n"},
+                         {"NumericLessThan", 6249},
+                         {"Next", "Spin"}}}},
+                      {"Default", "Done"}}},
+                    {"Done", {{"Type", "Succeed"}}}}}};
+  RunResult ok = MustLoad(counted)->Run({{"n", 0}}, NeverCalled);
+  EXPECT_EQ(ok.status, "SUCCEEDED") << ok.cause.value_or("");
+  EXPECT_EQ(ok.states.size(), 6249u * 2 + 1);
+  counted["States"]["Again"]["Choices"][0]["NumericLessThan"] = 6250;
+  RunResult over = MustLoad(counted)->Run({{"n", 0}}, NeverCalled);
+  EXPECT_EQ(over.error, "States.Runtime");
+}
+
+// Tasks, Parallel and Map write their own events, counted toward the quota
+// whether the history is kept or not: a Task attempt 3, a Parallel 2, a Map
+// 2 and 2 per iteration, and the states their entered and exited events.
+TEST(ExecutorLimitsTest, TasksParallelsAndMapsCountTheirEvents) {
+  // ExecutionStarted, then 22 events a loop: the 5 states' entered and
+  // exited (10), the Task's two attempts (6), the Parallel's started and
+  // succeeded (2), the Map's started and succeeded and its one
+  // iteration's started and succeeded (4).
+  json definition = {
+      {"StartAt", "T"},
+      {"States",
+       {{"T",
+         Task({{"Retry", {{{"ErrorEquals", {"A"}}, {"IntervalSeconds", 0}}}},
+               {"ResultPath", nullptr},
+               {"End", false},
+               {"Next", "P"}})},
+        {"P",
+         {{"Type", "Parallel"},
+          {"Branches",
+           {{{"StartAt", "B"}, {"States", {{"B", Pass(json::object())}}}}}},
+          {"ResultPath", nullptr},
+          {"Next", "M"}}},
+        {"M",
+         {{"Type", "Map"},
+          {"ItemsPath", "$.one"},
+          {"ItemProcessor",
+           {{"StartAt", "I"}, {"States", {{"I", Pass(json::object())}}}}},
+          {"ResultPath", nullptr},
+          {"Next", "T"}}}}}};
+  definition["States"]["T"].erase("End");
+  auto machine = MustLoad(definition);
+  int calls = 0;
+  auto handler = [&](const TaskInvocation&) -> TaskOutcome {
+    if (++calls % 2 == 1) throw AslError("A", "again");
+    return TaskOutcome{json::object(), 0};
+  };
+  RunOptions options;
+  options.history = History::kNone;
+  RunResult r = machine->Run({{"one", {1}}}, handler, options);
+  EXPECT_EQ(r.error, "States.Runtime");
+  // 1 + 1,136 loops of 22 = 24,993 events; the 1,137th loop's Task writes
+  // 24,994..24,999 (entered, the failed attempt's 3, then TaskScheduled and
+  // TaskStarted of the second: its handler runs) and the execution fails
+  // at its TaskSucceeded.
+  EXPECT_EQ(r.cause,
+            "The execution reached the maximum number of history events "
+            "(25000).");
+  EXPECT_EQ(calls, 1137 * 2);
+  EXPECT_EQ(r.states.size(), 1136u * 5 + 1);
+  EXPECT_EQ(r.states.back(), "T");
+}
+
+}  // namespace
+}  // namespace executor_test
+}  // namespace novacat::runtime::asl
+
+// Workflow variables (Assign, JSONPath): what Step Functions' recorded
+// executions show, and the executor's refusals of what they do not settle.
+namespace novacat::runtime::asl {
+namespace executor_test {
+namespace {
+
+json Machine(const json& states, const char* start) {
+  return {{"StartAt", start}, {"States", states}};
+}
+
+// Step Functions' own example of the order: a state's paths read the
+// variables as they were when it was entered (OutputPath "$answer" reads
+// 42, not what the state assigns); a Pass's Assign reads its Result as $.
+TEST(ExecutorAssignTest, AStatesPathsReadTheVariablesItWasEnteredWith) {
+  auto machine = MustLoad(Machine(
+      {{"State0",
+        {{"Type", "Pass"},
+         {"Result",
+          {{"theQuestion",
+            "What is the answer to life the universe and everything?"}}},
+         {"Assign", {{"question.$", "$.theQuestion"}, {"answer", 42}}},
+         {"Next", "State1"}}},
+       {"State1",
+        {{"Type", "Pass"},
+         {"InputPath", "$answer"},
+         {"ResultPath", "$.theAnswer"},
+         {"OutputPath", "$answer"},
+         {"Assign", {{"answer", "<omitted>"}}},
+         {"Next", "State2"}}},
+       {"State2",
+        {{"Type", "Pass"},
+         {"Parameters",
+          {{"answer.$", "$answer"},
+           {"question.$", "$question"},
+           {"both.$", "States.Format('{} {}', $question, $answer)"}}},
+         {"End", true}}}},
+      "State0"));
+  RunResult r = machine->Run(json::object(), NeverCalled);
+  ASSERT_EQ(r.status, "SUCCEEDED") << r.cause.value_or("");
+  EXPECT_EQ(r.history[4].type, "StateExited");
+  EXPECT_EQ(r.history[4].details,  // State1's OutputPath, its Assign
+            (json{{"output", 42},
+                  {"assigned_variables", {{"answer", "<omitted>"}}}}));
+  EXPECT_EQ(r.output,
+            (json{{"answer", "<omitted>"},
+                  {"question",
+                   "What is the answer to life the universe and everything?"},
+                  {"both",
+                   "What is the answer to life the universe and everything? "
+                   "<omitted>"}}));
+}
+
+// A Pass reads its Parameters' payload as $ (or its input without them),
+// the context object as $$; every path field reads variables: InputPath,
+// Parameters, a Choice's Variable and ...Path operand, a Wait's SecondsPath
+// and TimestampPath, a Fail's ErrorPath and CausePath, a Map's ItemsPath.
+TEST(ExecutorAssignTest, EveryPathFieldReadsVariables) {
+  auto machine = MustLoad(Machine(
+      {{"Set",
+        {{"Type", "Pass"},
+         {"Parameters", {{"input", "PENDING"}}},
+         {"Assign",
+          {{"result.$", "$.input"},
+           {"name.$", "$$.State.Name"},
+           {"wait", 3},
+           {"until", "2026-01-01T00:01:00Z"},
+           {"items", {1, 2}},
+           {"guess", "a"},
+           {"answer", "b"}}},
+         {"Next", "Check"}}},
+       {"Check",
+        {{"Type", "Choice"},
+         {"Choices",
+          {{{"Variable", "$guess"},
+            {"StringEqualsPath", "$answer"},
+            {"Next", "Done"}}}},
+         {"Default", "Sleep"}}},
+       {"Sleep",
+        {{"Type", "Wait"}, {"SecondsPath", "$wait"}, {"Next", "Until"}}},
+       {"Until",
+        {{"Type", "Wait"}, {"TimestampPath", "$until"}, {"Next", "Each"}}},
+       {"Each",
+        {{"Type", "Map"},
+         {"ItemsPath", "$items"},
+         {"ItemSelector",
+          {{"item.$", "$$.Map.Item.Value"}, {"from.$", "$name"}}},
+         {"ItemProcessor",
+          {{"StartAt", "I"}, {"States", {{"I", Pass(json::object())}}}}},
+         {"ResultPath", "$.each"},
+         {"Next", "Again"}}},
+       {"Again",
+        {{"Type", "Pass"},
+         {"Assign", {{"guess.$", "$answer"}}},
+         {"Next", "Check"}}},
+       {"Done",
+        {{"Type", "Fail"},
+         {"ErrorPath", "$result"},
+         {"CausePath", "States.Format('{} after {}', $guess, $name)"}}}},
+      "Set"));
+  RunResult r = machine->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "PENDING");
+  EXPECT_EQ(r.cause, "b after Set");
+  EXPECT_EQ(r.states,
+            (std::vector<std::string>{"Set", "Check", "Sleep", "Until", "Each",
+                                      "I", "I", "Again", "Check", "Done"}));
+  EXPECT_DOUBLE_EQ(r.end_time - RunOptions{}.start_time, 60);
+}
+
+// A Choice makes the Assign of the rule that chooses, or its own when it
+// takes its Default (Step Functions' example: "42" is a string, so
+// NumericEquals 42 does not choose).
+TEST(ExecutorAssignTest, AChoiceAssignsForTheRuleItTakes) {
+  auto machine = MustLoad(Machine(
+      {{"CheckInputState",
+        {{"Type", "Choice"},
+         {"Choices",
+          {{{"Variable", "$.input_value"},
+            {"IsPresent", false},
+            {"Assign", {{"status", "UNKNOWN"}}},
+            {"Next", "FinalState"}},
+           {{"Variable", "$.input_value"},
+            {"NumericEquals", 42},
+            {"Assign", {{"status", "CORRECT"}}},
+            {"Next", "FinalState"}}}},
+         {"Assign", {{"status", "INCORRECT"}, {"guess.$", "$.input_value"}}},
+         {"Default", "FinalState"}}},
+       {"FinalState",
+        {{"Type", "Pass"},
+         {"Parameters", {{"result.$", "$status"}}},
+         {"End", true}}}},
+      "CheckInputState"));
+  EXPECT_EQ(machine->Run({{"input_value", "42"}}, NeverCalled).output,
+            (json{{"result", "INCORRECT"}}));
+  EXPECT_EQ(machine->Run({{"input_value", 42}}, NeverCalled).output,
+            (json{{"result", "CORRECT"}}));
+  EXPECT_EQ(machine->Run(json::object(), NeverCalled).output,
+            (json{{"result", "UNKNOWN"}}));
+}
+
+// A Task's Assign reads its raw result (Lambda's wrapper) as $, once it
+// succeeds; when a catcher takes the error, the catcher's Assign is made,
+// reading the error output, and the state's is not.
+TEST(ExecutorAssignTest, ATaskAssignsItsResultOrItsCatchersError) {
+  json task =
+      Task({{"Assign", {{"result.$", "$.Payload"}, {"path", "ok"}}},
+            {"Retry", {{{"ErrorEquals", {"A"}}, {"IntervalSeconds", 1}}}},
+            {"Catch",
+             {{{"ErrorEquals", {"B"}},
+               {"Assign", {{"error.$", "$.Cause"}, {"path", "caught"}}},
+               {"ResultPath", "$.error"},
+               {"Next", "Report"}}}},
+            {"OutputPath", "$.Payload"},
+            {"Next", "Report"}});
+  task.erase("End");
+  auto machine =
+      MustLoad(Machine({{"Start",
+                         {{"Type", "Pass"},
+                          {"Assign", {{"result", "none"}, {"error", "none"}}},
+                          {"Next", "T"}}},
+                        {"T", task},
+                        {"Report",
+                         {{"Type", "Pass"},
+                          {"Parameters",
+                           {{"result.$", "$result"},
+                            {"error.$", "$error"},
+                            {"path.$", "$path"}}},
+                          {"End", true}}}},
+                       "Start"));
+  Scripted retried{{{"T", {{{"throw", "A"}}, {{"return", {{"n", 1}}}}}}}};
+  RunResult r = machine->Run(json::object(), std::ref(retried));
+  EXPECT_EQ(r.output,
+            (json{{"result", {{"n", 1}}}, {"error", "none"}, {"path", "ok"}}));
+  EXPECT_EQ(r.waits, std::vector<double>{1});
+  Scripted caught{{{"T", {{{"throw", "B"}, {"cause", "bad"}}}}}};
+  r = machine->Run(json::object(), std::ref(caught));
+  EXPECT_EQ(r.output,
+            (json{{"result", "none"}, {"error", "bad"}, {"path", "caught"}}));
+
+  // The Task succeeds and its Assign is made, then its ResultPath fails
+  // (States.ResultPathMatchFailure): the catcher, without an Assign, takes
+  // the error and the state assigns nothing.
+  json late = Task({{"Assign", {{"result", "assigned"}}},
+                    {"ResultPath", "$.a.b"},
+                    {"Catch",
+                     {{{"ErrorEquals", {"States.ResultPathMatchFailure"}},
+                       {"ResultPath", nullptr},
+                       {"Next", "Report"}}}},
+                    {"Next", "Report"}});
+  late.erase("End");
+  auto failing_late = MustLoad(Machine(
+      {{"Start",
+        {{"Type", "Pass"}, {"Assign", {{"result", "none"}}}, {"Next", "T"}}},
+       {"T", late},
+       {"Report", Pass({{"Parameters", {{"result.$", "$result"}}}})}},
+      "Start"));
+  Scripted fine{{{"T", {{{"return", {{"n", 1}}}}}}}};
+  r = failing_late->Run({{"a", "not an object"}}, std::ref(fine));
+  EXPECT_EQ(r.states, (std::vector<std::string>{"Start", "T", "Report"}));
+  EXPECT_EQ(r.output, (json{{"result", "none"}}));
+}
+
+// A Parallel branch and a Map iteration read the enclosing scope's
+// variables; what they assign ends with them: another iteration does not
+// see it (reading it fails the execution), nor may the enclosing scope
+// read it (refused at load), nor may they assign an enclosing scope's.
+TEST(ExecutorAssignTest, BranchesAndIterationsHaveTheirOwnScope) {
+  const json outer = {{"Type", "Pass"},
+                      {"Assign", {{"x", 42}, {"items", {0, 1}}}},
+                      {"Next", "P"}};
+  auto parallel = MustLoad(Machine(
+      {{"Start", outer},
+       {"P",
+        {{"Type", "Parallel"},
+         {"Branches",
+          {{{"StartAt", "B"},
+            {"States",
+             {{"B",
+               {{"Type", "Pass"},
+                {"Assign", {{"inner.$", "$x"}}},
+                {"Next", "C"}}},
+              {"C", Pass({{"Parameters",
+                           {{"inner.$", "$inner"}, {"x.$", "$x"}}}})}}}}}},
+         {"End", true}}}},
+      "Start"));
+  RunResult r = parallel->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.output, json::parse(R"([{"inner":42,"x":42}])"));
+
+  // Item 0 assigns $y; item 1 reads it without assigning it.
+  json to_map = outer;
+  to_map["Next"] = "M";
+  const json with_map = Machine(
+      {{"Start", to_map},
+       {"M",
+        {{"Type", "Map"},
+         {"ItemsPath", "$items"},
+         {"MaxConcurrency", 1},
+         {"ItemProcessor",
+          {{"StartAt", "First"},
+           {"States",
+            {{"First",
+              {{"Type", "Choice"},
+               {"Choices",
+                {{{"Variable", "$"}, {"NumericEquals", 0}, {"Next", "Set"}}}},
+               {"Default", "Read"}}},
+             {"Set",
+              {{"Type", "Pass"}, {"Assign", {{"y", "set"}}}, {"Next", "Read"}}},
+             {"Read", Pass({{"Parameters", {{"y.$", "$y"}}}})}}}}},
+         {"End", true}}}},
+      "Start");
+  r = MustLoad(with_map)->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause,
+            "The variable '$y' read by the field 'y.$' has not been assigned");
+  EXPECT_EQ(r.states, (std::vector<std::string>{"Start", "M", "First", "Set",
+                                                "Read", "First", "Read"}));
+
+  json leaks = with_map;
+  leaks["States"]["M"]["End"] = false;
+  leaks["States"]["M"].erase("End");
+  leaks["States"]["M"]["Next"] = "After";
+  leaks["States"]["After"] = Pass({{"Parameters", {{"y.$", "$y"}}}});
+  EXPECT_EQ(LoadError(leaks),
+            "/States/After/Parameters/y.$: $y is assigned by no state of this "
+            "scope or an enclosing one");
+  json writes_outer = with_map;
+  writes_outer["States"]["M"]["ItemProcessor"]["States"]["Set"]["Assign"] = {
+      {"x", 1}};
+  EXPECT_EQ(LoadError(writes_outer),
+            "/States/M/ItemProcessor/States/Set/Assign/x: assigns $x, a "
+            "variable of an enclosing scope, which a Parallel branch or a Map "
+            "iteration reads but does not assign");
+}
+
+// A variable a state reads before any state assigned it fails the
+// execution with States.Runtime, which no Catch handles.
+TEST(ExecutorAssignTest, ReadingAVariableNotYetAssignedFails) {
+  json task =
+      Task({{"Parameters", {{"v.$", "$later"}}},
+            {"Catch", {{{"ErrorEquals", {"States.ALL"}}, {"Next", "Set"}}}},
+            {"Next", "Set"}});
+  task.erase("End");
+  auto machine = MustLoad(
+      Machine({{"T", task}, {"Set", Pass({{"Assign", {{"later", 1}}}})}}, "T"));
+  RunResult r = machine->Run(json::object(), NeverCalled);
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause,
+            "The variable '$later' read by the field 'v.$' has not been "
+            "assigned");
+  EXPECT_EQ(r.states, (std::vector<std::string>{"T"}));
+}
+
+// What the executor refuses at load, with the field named.
+TEST(ExecutorAssignTest, RefusedAssignsAndReads) {
+  const auto pass = [](const json& fields) {
+    return Machine({{"A", Pass(fields)}}, "A");
+  };
+  EXPECT_EQ(LoadError(pass({{"Assign", {{"9lives", 1}}}})),
+            "/States/A/Assign/9lives: not a variable name (a letter or _, then "
+            "letters, digits and _, at most 80 characters)");
+  EXPECT_EQ(LoadError(pass({{"Assign", {{"states", 1}}}})),
+            "/States/A/Assign/states: $states is reserved (JSONata's)");
+  EXPECT_EQ(LoadError(pass({{"Assign", {{"a", 1}, {"a.$", "$.b"}}}})),
+            "/States/A/Assign/a.$: assigns $a twice");
+  EXPECT_EQ(LoadError(pass({{"Assign", json::array()}})),
+            "/States/A/Assign: must be an object");
+  EXPECT_EQ(LoadError(pass({{"Assign", {{"a", 1}}}, {"ResultPath", "$a"}})),
+            "/States/A/ResultPath: cannot name a variable");
+  EXPECT_EQ(LoadError(pass({{"Parameters", {{"s.$", "$states.input"}}}})),
+            "/States/A/Parameters/s.$: $states is JSONata's reserved "
+            "variable, which a JSONPath state cannot read");
+  EXPECT_EQ(LoadError(pass(
+                {{"Parameters", {{"s.$", "States.Format('{}', $nope)"}}}})),
+            "/States/A/Parameters/s.$: $nope is assigned by no state of this "
+            "scope or an enclosing one");
+  EXPECT_EQ(LoadError(Machine(
+                {{"S", {{"Type", "Succeed"}, {"Assign", {{"a", 1}}}}}}, "S")),
+            "/States/S/Assign: not supported by the executor");
+  EXPECT_EQ(
+      LoadError(Machine({{"T", Task({{"ResultSelector", {{"p.$", "$.Payload"}}},
+                                     {"Assign", {{"raw.$", "$.Payload"}}}})}},
+                        "T")),
+      "/States/T/Assign/raw.$: reads the state's result ($) beside "
+      "ResultSelector, which the executor refuses: whether Step Functions "
+      "gives Assign the raw result or ResultSelector's is not established");
+  // Beside ResultSelector, an Assign that does not read $ runs.
+  json selecting = Task({{"ResultSelector", {{"p.$", "$.Payload"}}},
+                         {"Assign", {{"at.$", "$$.State.Name"}, {"n", 1}}},
+                         {"Next", "R"}});
+  selecting.erase("End");
+  auto selected = MustLoad(
+      Machine({{"T", selecting},
+               {"R", Pass({{"Parameters", {{"at.$", "$at"}, {"n.$", "$n"}}}})}},
+              "T"));
+  Scripted ok{{{"T", {{{"return", {{"v", 1}}}}}}}};
+  EXPECT_EQ(selected->Run(json::object(), std::ref(ok)).output,
+            (json{{"at", "T"}, {"n", 1}}));
 }
 
 }  // namespace

@@ -77,6 +77,6 @@ int main(int argc, char** argv) {
   for (const std::string& text : lines)
     if (nlohmann::json::parse(text).contains("note")) ++with_note;
   std::cout << "lines " << lines.size() << ", with note " << with_note << "\n";
-  std::cout << "run " << r.status << " " << r.error << "\n";
+  std::cout << "run " << r.status << " " << r.error.value_or("") << "\n";
   return 0;
 }

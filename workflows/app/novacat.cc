@@ -204,12 +204,8 @@ int Simulate(SimulateCommand command) {
   }
   json out = {{"status", result.status},
               {"output", result.output},
-              {"error", result.error.empty() && result.status == "SUCCEEDED"
-                            ? json(nullptr)
-                            : json(result.error)},
-              {"cause", result.cause.empty() && result.status == "SUCCEEDED"
-                            ? json(nullptr)
-                            : json(result.cause)},
+              {"error", result.error ? json(*result.error) : json(nullptr)},
+              {"cause", result.cause ? json(*result.cause) : json(nullptr)},
               {"states", result.states},
               {"waits", result.waits}};
   if (command.history)
@@ -529,8 +525,8 @@ int Run(const RunCommand& command) {
     }
     if (run.result.status != "SUCCEEDED") {
       failed = true;
-      r["error"] = run.result.error;
-      r["cause"] = run.result.cause;
+      r["error"] = run.result.error ? json(*run.result.error) : json(nullptr);
+      r["cause"] = run.result.cause ? json(*run.result.cause) : json(nullptr);
     }
     json events = json::array();
     for (const auto& e : run.events)
@@ -819,6 +815,13 @@ int main(int argc, char** argv) {
   simulate
       ->add_option("--max-payload-bytes", simulation.options.max_payload_bytes,
                    "States.DataLimitExceeded above this size")
+      ->capture_default_str();
+  simulate
+      ->add_option("--max-history-events",
+                   simulation.options.max_history_events,
+                   "Step Functions' history quota: the execution fails with "
+                   "States.Runtime at this event (a benchmark of a larger "
+                   "definition raises it)")
       ->capture_default_str();
 
   CLI::App* run = app.add_subcommand(

@@ -127,7 +127,11 @@ class Validator {
  public:
   using Names = std::unordered_set<std::string>;
 
-  bool Machine(const Json& machine, const std::string& at) {
+  // `outer`: the variables the enclosing scopes assign (a Parallel
+  // branch's or a Map iteration's states read them and may not assign
+  // them).
+  bool Machine(const Json& machine, const std::string& at,
+               const Names& outer = {}) {
     if (!machine.is_object()) return Fail(at, "must be an object");
     for (auto it = machine.begin(); it != machine.end(); ++it) {
       static const std::set<std::string> kTop = {
@@ -154,17 +158,257 @@ class Validator {
       names.insert(it.key());
     if (!names.count(machine["StartAt"].get<std::string>()))
       return Fail(Pointer(at, "StartAt"), "names no state");
-    for (auto it = states.begin(); it != states.end(); ++it) {
-      if (!State(names, it.key(), it.value(),
-                 Pointer(Pointer(at, "States"), it.key())))
-        return false;
-    }
-    return true;
+    // What this scope's states may read: what they or an enclosing scope's
+    // assign.
+    Names visible = outer;
+    for (auto it = states.begin(); it != states.end(); ++it)
+      AssignedNames(it.value(), &visible);
+    const Names* const saved_outer = outer_;
+    const Names* const saved_visible = visible_;
+    outer_ = &outer;
+    visible_ = &visible;
+    bool ok = true;
+    for (auto it = states.begin(); ok && it != states.end(); ++it)
+      ok = State(names, it.key(), it.value(),
+                 Pointer(Pointer(at, "States"), it.key()));
+    outer_ = saved_outer;
+    visible_ = saved_visible;
+    return ok;
   }
 
   const std::string& error() const { return error_; }
 
  private:
+  // The names a state's Assign, its top-level Choice rules' and its
+  // catchers' set (each a valid name or refused later by AssignField).
+  static void AssignedNames(const Json& state, Names* out) {
+    const auto add = [out](const Json& holder) {
+      if (!holder.is_object() || !holder.contains("Assign") ||
+          !holder["Assign"].is_object())
+        return;
+      for (auto it = holder["Assign"].begin(); it != holder["Assign"].end();
+           ++it) {
+        const std::string& key = it.key();
+        out->insert(EndsWithDollar(key) ? key.substr(0, key.size() - 2) : key);
+      }
+    };
+    add(state);
+    for (const char* list : {"Choices", "Catch"})
+      if (state.is_object() && state.contains(list) && state[list].is_array())
+        for (const Json& entry : state[list]) add(entry);
+  }
+
+  static bool EndsWithDollar(const std::string& key) {
+    return key.size() > 2 && key.compare(key.size() - 2, 2, ".$") == 0;
+  }
+
+  // An Assign: an object whose keys name variables (with ".$" when the
+  // value is a path or an intrinsic call, as in a payload template), each
+  // once; not "states" (JSONata's $states); in a Parallel branch or a Map
+  // iteration, none an enclosing scope assigns. `reads_result_refused`: a
+  // ".$" value reading $ is refused (beside a ResultSelector).
+  bool AssignField(const Json& assign, const std::string& at,
+                   bool reads_result_refused) {
+    if (!assign.is_object()) return Fail(at, "must be an object");
+    std::set<std::string> seen;
+    for (auto it = assign.begin(); it != assign.end(); ++it) {
+      const std::string& key = it.key();
+      const bool dynamic = EndsWithDollar(key);
+      const std::string name = dynamic ? key.substr(0, key.size() - 2) : key;
+      const std::string p = Pointer(at, key);
+      if (!IsVariableName(name))
+        return Fail(p,
+                    "not a variable name (a letter or _, then letters, "
+                    "digits and _, at most 80 characters)");
+      if (name == "states") return Fail(p, "$states is reserved (JSONata's)");
+      if (!seen.insert(name).second)
+        return Fail(p, "assigns $" + name + " twice");
+      if (outer_->count(name))
+        return Fail(p, "assigns $" + name +
+                           ", a variable of an enclosing scope, which a "
+                           "Parallel branch or a Map iteration reads but "
+                           "does not assign");
+      if (dynamic && reads_result_refused && it->is_string() &&
+          ReadsInput(it->get<std::string>()))
+        return Fail(p,
+                    "reads the state's result ($) beside ResultSelector, "
+                    "which the executor refuses: whether Step Functions "
+                    "gives Assign the raw result or ResultSelector's is not "
+                    "established");
+    }
+    return Template(assign, at);
+  }
+
+  // Whether the path or intrinsic call `text` reads $ (the input, or the
+  // result an Assign sees), not only $$ or variables.
+  static bool ReadsInput(const std::string& text) {
+    if (!IsIntrinsic(text)) {
+      std::optional<Path> path = ParsePath(text);
+      return path && !path->context && path->variable.empty();
+    }
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\\') {
+        ++i;
+        continue;
+      }
+      if (text[i] == '\'') quoted = !quoted;
+      if (quoted || text[i] != '$') continue;
+      if (i + 1 < text.size() && text[i + 1] == '$') {
+        ++i;
+        continue;
+      }
+      const char c = i + 1 < text.size() ? text[i + 1] : ')';
+      if (c == '.' || c == '[' || c == ',' || c == ')' || c == ' ') return true;
+    }
+    return false;
+  }
+
+  // The variables the path or intrinsic call `text` reads.
+  static std::vector<std::string> VariablesRead(const std::string& text) {
+    std::vector<std::string> names;
+    if (!IsIntrinsic(text)) {
+      std::optional<Path> path = ParsePath(text);
+      if (path && !path->variable.empty()) names.push_back(path->variable);
+      return names;
+    }
+    const auto word = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+             (c >= '0' && c <= '9');
+    };
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\\') {
+        ++i;
+        continue;
+      }
+      if (text[i] == '\'') quoted = !quoted;
+      if (quoted || text[i] != '$') continue;
+      if (i + 1 < text.size() && text[i + 1] == '$') {
+        ++i;
+        continue;
+      }
+      size_t end = i + 1;
+      while (end < text.size() && word(text[end])) ++end;
+      if (end > i + 1 && !(text[i + 1] >= '0' && text[i + 1] <= '9'))
+        names.push_back(text.substr(i + 1, end - i - 1));
+      i = end - 1;
+    }
+    return names;
+  }
+
+  // Each variable `text` (a path or an intrinsic call, at `at`) reads is
+  // assigned by a state of this scope or an enclosing one; never $states.
+  bool Reads(const std::string& text, const std::string& at) {
+    for (const std::string& name : VariablesRead(text)) {
+      if (name == "states")
+        return Fail(at,
+                    "$states is JSONata's reserved variable, which a "
+                    "JSONPath state cannot read");
+      if (!visible_->count(name))
+        return Fail(at, "$" + name +
+                            " is assigned by no state of this scope or an "
+                            "enclosing one");
+    }
+    return true;
+  }
+
+  // Reads() for every ".$" field of a payload template or an Assign.
+  bool TemplateReads(const Json& value, const std::string& at) {
+    if (value.is_object()) {
+      for (auto it = value.begin(); it != value.end(); ++it) {
+        const std::string p = Pointer(at, it.key());
+        if (EndsWithDollar(it.key()) && it->is_string()) {
+          if (!Reads(it->get<std::string>(), p)) return false;
+        } else if (!TemplateReads(*it, p)) {
+          return false;
+        }
+      }
+    } else if (value.is_array()) {
+      for (size_t i = 0; i < value.size(); ++i)
+        if (!TemplateReads(value[i], Pointer(at, std::to_string(i))))
+          return false;
+    }
+    return true;
+  }
+
+  // Reads() for a Choice rule's Variable and ...Path operands, nested.
+  bool RuleReads(const Json& rule, const std::string& at) {
+    if (!rule.is_object()) return true;
+    for (auto it = rule.begin(); it != rule.end(); ++it) {
+      const std::string& key = it.key();
+      const std::string p = Pointer(at, key);
+      const bool path_operand =
+          key.size() > 4 && key.compare(key.size() - 4, 4, "Path") == 0;
+      if ((key == "Variable" || path_operand) && it->is_string()) {
+        if (!Reads(it->get<std::string>(), p)) return false;
+      } else if (key == "And" || key == "Or") {
+        for (size_t i = 0; it->is_array() && i < it->size(); ++i)
+          if (!RuleReads((*it)[i], Pointer(p, std::to_string(i)))) return false;
+      } else if (key == "Not" && !RuleReads(*it, p)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The variables every field of `state` reads (its Parallel branches and
+  // Map iterations are checked as scopes of their own), its Assigns, and
+  // no ResultPath naming a variable.
+  bool Variables(const Json& state, const std::string& at) {
+    for (const char* key :
+         {"InputPath", "OutputPath", "ItemsPath", "SecondsPath",
+          "TimestampPath", "ErrorPath", "CausePath"})
+      if (state.contains(key) && state[key].is_string() &&
+          !Reads(state[key].get<std::string>(), Pointer(at, key)))
+        return false;
+    for (const char* key :
+         {"Parameters", "ResultSelector", "ItemSelector", "Assign"})
+      if (state.contains(key) && !TemplateReads(state[key], Pointer(at, key)))
+        return false;
+    const bool selects = state.contains("ResultSelector");
+    if (state.contains("Assign") &&
+        !AssignField(state["Assign"], Pointer(at, "Assign"), selects))
+      return false;
+    if (!NoVariable(state, "ResultPath", at)) return false;
+    if (state.contains("Choices") && state["Choices"].is_array()) {
+      for (size_t i = 0; i < state["Choices"].size(); ++i) {
+        const Json& rule = state["Choices"][i];
+        const std::string p =
+            Pointer(Pointer(at, "Choices"), std::to_string(i));
+        if (!RuleReads(rule, p)) return false;
+        if (rule.is_object() && rule.contains("Assign") &&
+            (!TemplateReads(rule["Assign"], Pointer(p, "Assign")) ||
+             !AssignField(rule["Assign"], Pointer(p, "Assign"), false)))
+          return false;
+      }
+    }
+    if (state.contains("Catch") && state["Catch"].is_array()) {
+      for (size_t i = 0; i < state["Catch"].size(); ++i) {
+        const Json& c = state["Catch"][i];
+        const std::string p = Pointer(Pointer(at, "Catch"), std::to_string(i));
+        if (!c.is_object()) continue;
+        if (!NoVariable(c, "ResultPath", p)) return false;
+        if (c.contains("Assign") &&
+            (!TemplateReads(c["Assign"], Pointer(p, "Assign")) ||
+             !AssignField(c["Assign"], Pointer(p, "Assign"), false)))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  bool NoVariable(const Json& holder, const char* key, const std::string& at) {
+    if (!holder.contains(key) || !holder[key].is_string()) return true;
+    std::optional<Path> path = ParsePath(holder[key].get<std::string>());
+    if (path && !path->variable.empty())
+      return Fail(Pointer(at, key), "cannot name a variable");
+    return true;
+  }
+
+  const Names* outer_ = nullptr;    // Machine's `outer`
+  const Names* visible_ = nullptr;  // what the current scope may read
+
   bool Fail(const std::string& at, const std::string& why) {
     error_ = (at.empty() ? std::string("/") : at) + ": " + why;
     return false;
@@ -183,6 +427,45 @@ class Validator {
     if (v.is_null() && nullable) return true;
     if (!v.is_string() || !ParsePath(v.get<std::string>()))
       return Fail(Pointer(at, key), "not a supported reference path");
+    return true;
+  }
+
+  // Error and Cause are strings; ErrorPath and CausePath a reference path or
+  // a call of an intrinsic function that returns a string; a state names
+  // at most one of Error and ErrorPath, and of Cause and CausePath (Step
+  // Functions refuses the definition otherwise).
+  bool FailFields(const Json& state, const std::string& at) {
+    static const std::set<std::string> kStringFunctions = {
+        "States.Format",       "States.JsonToString", "States.ArrayGetItem",
+        "States.Base64Encode", "States.Base64Decode", "States.Hash",
+        "States.UUID"};
+    for (const char* key : {"Error", "Cause"}) {
+      const std::string path = std::string(key) + "Path";
+      if (state.contains(key) && state.contains(path))
+        return Fail(
+            at, std::string(key) + " and " + path + " cannot both be given");
+      if (state.contains(key) && !state[key].is_string())
+        return Fail(Pointer(at, key), "must be a string");
+      if (!state.contains(path)) continue;
+      const Json& v = state[path];
+      if (!v.is_string())
+        return Fail(Pointer(at, path), "not a supported reference path");
+      const std::string text = v.get<std::string>();
+      if (!IsIntrinsic(text)) {
+        if (!PathField(state, path.c_str(), at, false)) return false;
+        continue;
+      }
+      if (!Intrinsics(text, Pointer(at, path))) return false;
+      std::string name = text.substr(0, text.find('('));
+      while (!name.empty() && name.back() == ' ') name.pop_back();
+      if (!kStringFunctions.count(name))
+        return Fail(Pointer(at, path),
+                    name +
+                        " does not return a string: only States.Format, "
+                        "States.JsonToString, States.ArrayGetItem, "
+                        "States.Base64Encode, States.Base64Decode, "
+                        "States.Hash and States.UUID may be used here");
+    }
     return true;
   }
 
@@ -259,7 +542,9 @@ class Validator {
     int comparators = 0;
     for (auto it = rule.begin(); it != rule.end(); ++it) {
       const std::string& key = it.key();
-      if (key == "Variable" || key == "Next" || key == "Comment") continue;
+      if (key == "Variable" || key == "Next" || key == "Comment" ||
+          (top && key == "Assign"))
+        continue;
       static const std::set<std::string> kOps = {"StringEquals",
                                                  "StringLessThan",
                                                  "StringGreaterThan",
@@ -345,29 +630,47 @@ class Validator {
       return Fail(Pointer(at, "Type"), "missing");
     const std::string type = state["Type"];
     static const std::map<std::string, std::set<std::string>> kFields = {
-        {"Pass", {"Result", "Parameters", "ResultPath"}},
+        {"Pass", {"Result", "Parameters", "ResultPath", "Assign"}},
         {"Task",
          {"Resource", "Parameters", "ResultSelector", "ResultPath",
-          "TimeoutSeconds", "Retry", "Catch"}},
-        {"Choice", {"Choices", "Default"}},
-        {"Wait", {"Seconds", "SecondsPath", "Timestamp", "TimestampPath"}},
+          "TimeoutSeconds", "HeartbeatSeconds", "Retry", "Catch", "Assign"}},
+        {"Choice", {"Choices", "Default", "Assign"}},
+        {"Wait",
+         {"Seconds", "SecondsPath", "Timestamp", "TimestampPath", "Assign"}},
         {"Succeed", {}},
         {"Fail", {"Error", "Cause", "ErrorPath", "CausePath"}},
         {"Parallel",
          {"Branches", "Parameters", "ResultSelector", "ResultPath", "Retry",
-          "Catch"}},
+          "Catch", "Assign"}},
         {"Map",
          {"ItemsPath", "ItemSelector", "Parameters", "ItemProcessor",
           "Iterator", "MaxConcurrency", "ResultSelector", "ResultPath", "Retry",
-          "Catch"}}};
+          "Catch", "Assign"}}};
     auto fields = kFields.find(type);
     if (fields == kFields.end())
       return Fail(Pointer(at, "Type"), "unknown state type " + type);
+    // What a Distributed Map adds to a Map, which the executor does not run
+    // (its Maps are INLINE, over the input or ItemsPath).
+    static const std::map<std::string, std::string> kDistributed = {
+        {"ItemReader", "reading a Map's items from Amazon S3"},
+        {"ItemBatcher", "batching a Map's items"},
+        {"ResultWriter", "writing a Map's results to Amazon S3"},
+        {"ToleratedFailureCount", "a Map's tolerated failures"},
+        {"ToleratedFailureCountPath", "a Map's tolerated failures"},
+        {"ToleratedFailurePercentage", "a Map's tolerated failures"},
+        {"ToleratedFailurePercentagePath", "a Map's tolerated failures"},
+        {"Label", "a Map Run's label"}};
     for (auto it = state.begin(); it != state.end(); ++it) {
       const std::string& key = it.key();
       if (key == "Type" || key == "Comment" || key == "Next" || key == "End" ||
           key == "InputPath" || key == "OutputPath")
         continue;
+      auto distributed = kDistributed.find(key);
+      if (type == "Map" && distributed != kDistributed.end())
+        return Fail(Pointer(at, key),
+                    key + " (" + distributed->second +
+                        ", a Distributed Map) is not supported by the "
+                        "executor, which runs INLINE Maps only");
       if (!fields->second.count(key))
         return Fail(Pointer(at, key), "not supported by the executor");
     }
@@ -382,16 +685,26 @@ class Validator {
         !PathField(state, "ResultPath", at, true) ||
         !PathField(state, "ItemsPath", at, false) ||
         !PathField(state, "SecondsPath", at, false) ||
-        !PathField(state, "TimestampPath", at, false) ||
-        !PathField(state, "ErrorPath", at, false) ||
-        !PathField(state, "CausePath", at, false))
+        !PathField(state, "TimestampPath", at, false))
       return false;
+    if (type == "Fail" && !FailFields(state, at)) return false;
+    if (!Variables(state, at)) return false;
     for (const char* t : {"Parameters", "ResultSelector", "ItemSelector"})
       if (state.contains(t) && !Template(state[t], Pointer(at, t)))
         return false;
     if (type == "Task") {
       if (!state.contains("Resource") || !state["Resource"].is_string())
         return Fail(Pointer(at, "Resource"), "missing");
+      for (const char* key : {"TimeoutSeconds", "HeartbeatSeconds"})
+        if (state.contains(key) &&
+            (!state[key].is_number_integer() || state[key].get<int64_t>() <= 0))
+          return Fail(Pointer(at, key), "must be a positive integer");
+      if (state.contains("TimeoutSeconds") &&
+          state.contains("HeartbeatSeconds") &&
+          state["HeartbeatSeconds"].get<int64_t>() >=
+              state["TimeoutSeconds"].get<int64_t>())
+        return Fail(Pointer(at, "HeartbeatSeconds"),
+                    "must be smaller than TimeoutSeconds");
       const std::string resource = state["Resource"];
       if (resource.find(".waitForTaskToken") != std::string::npos ||
           resource.find(".sync") != std::string::npos)
@@ -415,7 +728,8 @@ class Validator {
         return Fail(Pointer(at, "Branches"), "needs a list");
       for (size_t i = 0; i < state["Branches"].size(); ++i)
         if (!Machine(state["Branches"][i],
-                     Pointer(Pointer(at, "Branches"), std::to_string(i))))
+                     Pointer(Pointer(at, "Branches"), std::to_string(i)),
+                     *visible_))
           return false;
     }
     if (type == "Map") {
@@ -431,7 +745,7 @@ class Validator {
               Pointer(Pointer(Pointer(at, key), "ProcessorConfig"), "Mode"),
               "only INLINE Map is supported");
       }
-      if (!Machine(processor, Pointer(at, key))) return false;
+      if (!Machine(processor, Pointer(at, key), *visible_)) return false;
     }
     (void)name;
     return Retriers(state, at) && Catchers(states, state, at);
@@ -475,6 +789,9 @@ struct PathField {
 // an intrinsic call, or a path into the input or the context.
 struct Resolver {
   std::string text;
+  // The definition's field holding it ("x.$", "ItemsPath", "CausePath"...),
+  // which a path that matches nothing is reported with.
+  std::string field;
   bool intrinsic = false;
   bool reads_execution_input = false;  // the intrinsic reads $$.Execution.Input
   std::optional<Path> path;
@@ -541,6 +858,8 @@ struct Rule {
   Kind kind = Kind::kLeaf;
   std::vector<Rule> children;  // kAnd, kOr, kNot
   int next = -1;               // a top-level rule: the state it chooses
+  // A top-level rule's Assign, made when the rule chooses.
+  std::shared_ptr<const TemplateNode> assign;
   // kLeaf:
   std::string variable;
   Path variable_path;
@@ -564,6 +883,9 @@ struct Retrier {
 
 struct Catcher {
   const Json* error_equals = nullptr;
+  // Its Assign, reading the error output ({"Error", "Cause"}) as $; made
+  // instead of the state's own.
+  std::shared_ptr<const TemplateNode> assign;
   PathField result_path;
   int next = -1;
   std::string next_name;
@@ -586,7 +908,14 @@ struct CompiledState {
   Resolver items_path;
   bool has_items_path = false;
   const Json* result = nullptr;  // Pass: Result
+  // Fail: Error or ErrorPath, Cause or CausePath (never both of a pair).
+  const Json *error = nullptr, *cause = nullptr;
+  std::optional<Resolver> error_path, cause_path;
   std::unique_ptr<TemplateNode> parameters, result_selector, item_selector;
+  // Assign: the variables the state sets when it ends other than by an
+  // error, read from what the state's type gives as $ (Run::Step); a Choice
+  // makes it when it takes its Default.
+  std::shared_ptr<const TemplateNode> assign;
   std::vector<Rule> choices;
   bool has_default = false;
   int default_next = -1;
@@ -606,8 +935,13 @@ struct CompiledState {
   bool lends_input = false;
   const TemplateNode* lent_field = nullptr;
   std::optional<double> timeout_seconds;  // Task: TimeoutSeconds
-  std::vector<Program> branches;          // Parallel
-  std::unique_ptr<Program> processor;     // Map
+  // Task: HeartbeatSeconds, recorded in TaskScheduled and never raised
+  // here: a handler is a request-response call (callback and .sync
+  // integrations are refused), which sends no heartbeat, so only
+  // TimeoutSeconds bounds it (see the manual's executor section).
+  std::optional<int64_t> heartbeat_seconds;
+  std::vector<Program> branches;       // Parallel
+  std::unique_ptr<Program> processor;  // Map
 };
 
 }  // namespace detail
@@ -647,10 +981,12 @@ Resolver::ContextField KnownContextField(const std::string& text) {
   return it == kFields.end() ? F::kNone : it->second;
 }
 
-// A ".$" field's or a ...Path operand's value, parsed once.
-Resolver MakeResolver(const std::string& text) {
+// A ".$" field's or a ...Path operand's value, parsed once; `field` is the
+// member of the definition holding it.
+Resolver MakeResolver(const std::string& text, const std::string& field) {
   Resolver r;
   r.text = text;
+  r.field = field;
   r.intrinsic = IsIntrinsic(text);
   if (r.intrinsic) {
     r.reads_execution_input =
@@ -709,7 +1045,7 @@ class Compiler {
           if (t.contains(node.keys.back())) node.unique_keys = false;
           TemplateNode child;
           child.kind = TemplateNode::Kind::kResolve;
-          child.resolver = MakeResolver(it->get<std::string>());
+          child.resolver = MakeResolver(it->get<std::string>(), key);
           node.children.push_back(std::move(child));
         } else {
           node.keys.push_back(key);
@@ -733,7 +1069,8 @@ class Compiler {
     for (const TemplateNode& child : t.children) {
       const Resolver& r = child.resolver;
       if (child.kind == TemplateNode::Kind::kResolve && !r.intrinsic &&
-          r.path && !r.path->context && r.path->steps.empty())
+          r.path && !r.path->context && r.path->variable.empty() &&
+          r.path->steps.empty())
         return &child;
       if (const TemplateNode* found = WholeInputField(child)) return found;
     }
@@ -783,6 +1120,9 @@ class Compiler {
   static Rule MakeRule(const Json& rule, const Target& target, bool top) {
     Rule r;
     if (top) r.next = target(rule["Next"]);
+    if (top && rule.contains("Assign") &&
+        (rule.contains("And") || rule.contains("Or") || rule.contains("Not")))
+      r.assign = std::make_shared<TemplateNode>(Template(rule["Assign"]));
     if (rule.contains("And") || rule.contains("Or")) {
       const bool is_and = rule.contains("And");
       r.kind = is_and ? Rule::Kind::kAnd : Rule::Kind::kOr;
@@ -795,6 +1135,8 @@ class Compiler {
       r.children.push_back(MakeRule(rule["Not"], target, false));
       return r;
     }
+    if (top && rule.contains("Assign"))
+      r.assign = std::make_shared<TemplateNode>(Template(rule["Assign"]));
     r.kind = Rule::Kind::kLeaf;
     r.variable = rule["Variable"].get<std::string>();
     r.variable_path = *ParsePath(r.variable);
@@ -802,13 +1144,14 @@ class Compiler {
     // The first member that is not Variable, Next or Comment decides.
     for (auto it = rule.begin(); it != rule.end(); ++it) {
       std::string op = it.key();
-      if (op == "Variable" || op == "Next" || op == "Comment") continue;
+      if (op == "Variable" || op == "Next" || op == "Comment" || op == "Assign")
+        continue;
       r.has_comparator = true;
       r.operand = &*it;
       if (EndsWith(op, "Path") && op != "IsPresent") {
         op = op.substr(0, op.size() - 4);
         r.operand_is_path = true;
-        r.operand_path = MakeResolver(it->get<std::string>());
+        r.operand_path = MakeResolver(it->get<std::string>(), it.key());
       }
       r.op = Decode(op);
       break;
@@ -843,10 +1186,21 @@ class Compiler {
         s->output_path.mode == PathField::Mode::kAbsent;
     if (state.contains("ItemsPath")) {
       s->has_items_path = true;
-      s->items_path = MakeResolver(state["ItemsPath"].get<std::string>());
+      s->items_path =
+          MakeResolver(state["ItemsPath"].get<std::string>(), "ItemsPath");
     }
     if (s->type == StateType::kPass && state.contains("Result"))
       s->result = &state["Result"];
+    if (s->type == StateType::kFail) {
+      if (state.contains("Error")) s->error = &state["Error"];
+      if (state.contains("Cause")) s->cause = &state["Cause"];
+      if (state.contains("ErrorPath"))
+        s->error_path =
+            MakeResolver(state["ErrorPath"].get<std::string>(), "ErrorPath");
+      if (state.contains("CausePath"))
+        s->cause_path =
+            MakeResolver(state["CausePath"].get<std::string>(), "CausePath");
+    }
     s->parameters = OptionalTemplate(state, "Parameters");
     if (s->type == StateType::kTask &&
         s->input_path.mode == PathField::Mode::kAbsent) {
@@ -855,6 +1209,8 @@ class Compiler {
     }
     s->result_selector = OptionalTemplate(state, "ResultSelector");
     s->item_selector = OptionalTemplate(state, "ItemSelector");
+    if (state.contains("Assign"))
+      s->assign = std::make_shared<TemplateNode>(Template(state["Assign"]));
     if (s->type == StateType::kChoice) {
       for (const auto& rule : state["Choices"])
         s->choices.push_back(MakeRule(rule, target, true));
@@ -883,17 +1239,23 @@ class Compiler {
       const auto* first = output.steps.size() == 1
                               ? std::get_if<std::string>(&output.steps[0])
                               : nullptr;
-      s->output_is_payload = s->lambda_invoke && !s->result_selector &&
-                             s->result_path.mode == PathField::Mode::kAbsent &&
-                             s->output_path.mode == PathField::Mode::kPath &&
-                             !output.context && first && *first == "Payload";
+      s->output_is_payload =
+          s->lambda_invoke && !s->result_selector && !s->assign &&
+          s->result_path.mode == PathField::Mode::kAbsent &&
+          s->output_path.mode == PathField::Mode::kPath && !output.context &&
+          output.variable.empty() && first && *first == "Payload";
       if (state.contains("TimeoutSeconds"))
         s->timeout_seconds = state["TimeoutSeconds"].get<double>();
+      if (state.contains("HeartbeatSeconds"))
+        s->heartbeat_seconds = state["HeartbeatSeconds"].get<int64_t>();
     }
     if (state.contains("Catch")) {
       for (const auto& c : state["Catch"]) {
         Catcher catcher;
         catcher.error_equals = &c["ErrorEquals"];
+        if (c.contains("Assign"))
+          catcher.assign =
+              std::make_shared<TemplateNode>(Template(c["Assign"]));
         catcher.result_path = Field(c, "ResultPath");
         catcher.next = target(c["Next"]);
         catcher.next_name = c["Next"].get<std::string>();
@@ -1091,6 +1453,31 @@ class DumpSizer {
   }
 };
 
+// An event's {"error", "cause"}, without the parts the error does not
+// name, as Step Functions' events leave them out.
+Json ErrorDetails(const AslError& e) {
+  Json details = Json::object();
+  if (e.has_error()) details["error"] = e.error();
+  if (e.has_cause()) details["cause"] = e.cause();
+  return details;
+}
+
+Json ErrorDetails(const RunResult& r) {
+  Json details = Json::object();
+  if (r.error) details["error"] = *r.error;
+  if (r.cause) details["cause"] = *r.cause;
+  return details;
+}
+
+// The workflow variables of a scope: the execution's, a Parallel branch's
+// or a Map iteration's. An inner scope reads its enclosing scopes'
+// variables and sets only its own (the Validator refuses an Assign of an
+// enclosing scope's name there), which end with it.
+struct Scope {
+  const Scope* outer = nullptr;
+  std::unordered_map<std::string, Json> variables;
+};
+
 class Run {
  public:
   Run(const TaskHandler& handler, const RunOptions& options, RunResult& result)
@@ -1115,8 +1502,10 @@ class Run {
         (deadline_ == 0 || options_.execution_timeout_seconds < deadline_))
       deadline_ = options_.execution_timeout_seconds;
     CheckSize(input, "the execution input");
+    Count();  // ExecutionStarted
     DocumentEvent("ExecutionStarted", "", "input", input);
-    return Machine(program, input, nullptr);
+    Scope execution;
+    return Machine(program, input, nullptr, execution);
   }
 
   double now() const { return now_; }
@@ -1161,16 +1550,65 @@ class Run {
     return Find(context.json(), path);
   }
 
-  // A path's value (no intrinsic), or AslError(error).
+  // The variable `name` in the current scope or an enclosing one, or null.
+  const Json* FindVariable(const std::string& name) const {
+    for (const Scope* scope = scope_; scope; scope = scope->outer) {
+      auto it = scope->variables.find(name);
+      if (it != scope->variables.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+  // The variable `name` that `field` reads, or States.Runtime when no
+  // state has assigned it yet (the Validator refused a name no state of
+  // the scope or an enclosing one assigns).
+  const Json& RequireVariable(const std::string& name,
+                              const std::string& field) const {
+    if (const Json* value = FindVariable(name)) return *value;
+    throw AslError("States.Runtime", "The variable '$" + name +
+                                         "' read by the field '" + field +
+                                         "' has not been assigned");
+  }
+
+  // What `path` reads for `field`: the variable it names, the context
+  // object ($$) or `input`.
+  const Json& Root(const Path& path, const std::string& field,
+                   const Json& input, const Context& context) const {
+    if (!path.variable.empty()) return RequireVariable(path.variable, field);
+    return path.context ? context.json() : input;
+  }
+
+  // What Step Functions reports for a path of `field` (a payload
+  // template's "x.$", an intrinsic call's argument there, ItemsPath,
+  // CausePath...) that matches nothing in `data` (the state's input, or the
+  // context object for a $$ path): States.Runtime, which fails the
+  // execution whatever the Retry and Catch of any enclosing state say.
+  static AslError PathNotFound(const std::string& path,
+                               const std::string& field, const Json& data) {
+    return AslError(
+        "States.Runtime",
+        "The JSONPath '" + path + "' specified for the field '" + field +
+            "' could not be found in the input '" +
+            data.dump(-1, ' ', false, Json::error_handler_t::replace) + "'");
+  }
+
+  // A path's value (no intrinsic), or PathNotFound.
   const Json& ResolvePath(const Resolver& r, const Json& input,
-                          const Context& context, const char* error) const {
-    const Json* value = !r.path           ? nullptr
-                        : r.path->context ? FindInContext(*r.path, context)
-                                          : Find(input, *r.path);
+                          const Context& context) const {
+    const Json* value = FindPath(*r.path, r.field, input, context);
     if (!value)
-      throw AslError(error, "The JSONPath '" + r.text +
-                                "' could not be found in the input");
+      throw PathNotFound(r.text, r.field,
+                         Root(*r.path, r.field, input, context));
     return *value;
+  }
+
+  // The value at `path` (a variable's, the context's or `input`'s) or null
+  // when a step is missing; States.Runtime when the variable is unassigned.
+  const Json* FindPath(const Path& path, const std::string& field,
+                       const Json& input, const Context& context) const {
+    if (!path.variable.empty())
+      return Find(RequireVariable(path.variable, field), path);
+    return path.context ? FindInContext(path, context) : Find(input, path);
   }
 
   // The value of a context field the executor knows (Resolver::
@@ -1206,25 +1644,35 @@ class Run {
     return std::nullopt;
   }
 
-  Json Resolve(const Resolver& r, const Json& input, const Context& context,
-               const char* error) {
+  Json Resolve(const Resolver& r, const Json& input, const Context& context) {
     if (auto known = KnownContextValue(r.context_field, context))
       return std::move(*known);
     if (r.intrinsic) {
       std::function<uint64_t()> random = [this] { return Rng()(); };
+      const VariableLookup variables =
+          [&](const std::string& name) -> const Json& {
+        return RequireVariable(name, r.field);
+      };
+      // Outlives the call: a path that matches nothing is reported with
+      // the document it searched.
+      std::optional<Json> full;
       if (r.reads_execution_input) {
-        Json full = context.json();
-        full["Execution"]["Input"] = *execution_input_;
-        return EvaluateIntrinsic(r.text, input, full, random);
+        full = context.json();
+        (*full)["Execution"]["Input"] = *execution_input_;
       }
-      return EvaluateIntrinsic(r.text, input, context.json(), random);
+      try {
+        return EvaluateIntrinsic(r.text, input, full ? *full : context.json(),
+                                 random, &variables);
+      } catch (const IntrinsicPathNotFound& e) {
+        throw PathNotFound(e.path, r.field, e.data);
+      }
     }
-    return ResolvePath(r, input, context, error);
+    return ResolvePath(r, input, context);
   }
 
-  Json Resolve(const std::string& text, const Json& input,
-               const Context& context, const char* error) {
-    return Resolve(MakeResolver(text), input, context, error);
+  Json Resolve(const std::string& text, const std::string& field,
+               const Json& input, const Context& context) {
+    return Resolve(MakeResolver(text, field), input, context);
   }
 
   // Builds a payload template. `lent` (a field of it, with `slot`) is left
@@ -1244,12 +1692,9 @@ class Run {
             *slot = &members.back().second;
             continue;
           }
-          // AWS fails the execution with States.Runtime (not catchable)
-          // when a payload template path matches nothing.
-          Json value =
-              child.kind == TemplateNode::Kind::kResolve
-                  ? Resolve(child.resolver, input, context, "States.Runtime")
-                  : Template(child, input, context, lent, slot);
+          Json value = child.kind == TemplateNode::Kind::kResolve
+                           ? Resolve(child.resolver, input, context)
+                           : Template(child, input, context, lent, slot);
           // Distinct keys are appended without a lookup.
           if (t.unique_keys) {
             members.emplace_back(t.keys[i], std::move(value));
@@ -1266,7 +1711,7 @@ class Run {
         return out;
       }
       case TemplateNode::Kind::kResolve:
-        return Resolve(t.resolver, input, context, "States.Runtime");
+        return Resolve(t.resolver, input, context);
       case TemplateNode::Kind::kLiteral:
         break;
     }
@@ -1274,9 +1719,9 @@ class Run {
   }
 
   // InputPath and OutputPath: absent gives the whole document, null gives
-  // {}; a path reads the state's data, never the context.
-  static const Json* Select(const PathField& field, const Json& input,
-                            Json& storage, const char* key) {
+  // {}; a path reads the state's data or a variable, never the context.
+  const Json* Select(const PathField& field, const Json& input, Json& storage,
+                     const char* key) const {
     switch (field.mode) {
       case PathField::Mode::kAbsent:
         return &input;
@@ -1286,18 +1731,24 @@ class Run {
       case PathField::Mode::kPath:
         break;
     }
-    const Json* value = field.path.context ? nullptr : Find(input, field.path);
+    const Json* value =
+        field.path.context ? nullptr
+        : field.path.variable.empty()
+            ? Find(input, field.path)
+            : Find(RequireVariable(field.path.variable, key), field.path);
     if (!value)
       throw AslError("States.Runtime", "Invalid path '" + field.text +
                                            "' : No results for path: " + key);
     return value;
   }
 
-  // Select on a document no longer needed: the selection is moved out.
-  static Json Take(const PathField& field, Json&& input, const char* key) {
+  // Select on a document no longer needed: the selection is moved out (a
+  // variable's value is copied).
+  Json Take(const PathField& field, Json&& input, const char* key) const {
     Json storage;
     const Json* value = Select(field, input, storage, key);
     if (value == &storage) return storage;
+    if (!field.path.variable.empty()) return *value;
     return std::move(*const_cast<Json*>(value));
   }
 
@@ -1356,7 +1807,8 @@ class Run {
   // redirects.
   template <typename Attempt>
   Json WithRetryAndCatch(const CompiledState& s, const Json& raw_input,
-                         int* next, const Attempt& attempt) {
+                         const MapItem* item, int* next, Json* assigned,
+                         const Attempt& attempt) {
     const std::string& name = s.name;
     std::vector<int> counts;  // per retrier, made on the first error
     int retry_count = 0;
@@ -1378,11 +1830,11 @@ class Run {
           ++retry_count;
           result_.waits.push_back(wait);
           Event("RetryScheduled", name, [&] {
-            return Json{{"error", e.error()},
-                        {"cause", e.cause()},
-                        {"retrier", i},
-                        {"attempt", counts[i]},
-                        {"wait", wait}};
+            Json details = ErrorDetails(e);
+            details["retrier"] = i;
+            details["attempt"] = counts[i];
+            details["wait"] = wait;
+            return details;
           });
           now_ += wait;
           CheckDeadline();
@@ -1392,7 +1844,15 @@ class Run {
         if (retried) continue;
         for (const Catcher& c : s.catchers) {
           if (!Matches(*c.error_equals, e.error())) continue;
+          // A part the error does not name (a Fail state's) is "" here:
+          // Step Functions binds an empty string in a catcher's output.
           Json error = {{"Error", e.error()}, {"Cause", e.cause()}};
+          // The state's own Assign is not made; the catcher's is.
+          *assigned = nullptr;
+          if (c.assign) {
+            const Context ctx(options_, name, entered_, retry_count, item);
+            *assigned = Template(*c.assign, error, ctx);
+          }
           Json output = raw_input;
           if (c.result_path.mode == PathField::Mode::kAbsent) {
             output = error;
@@ -1403,9 +1863,9 @@ class Run {
           }
           *next = c.next;
           Event("Caught", name, [&] {
-            return Json{{"error", e.error()},
-                        {"cause", e.cause()},
-                        {"next", c.next_name}};
+            Json details = ErrorDetails(e);
+            details["next"] = c.next_name;
+            return details;
           });
           return output;
         }
@@ -1414,16 +1874,24 @@ class Run {
     }
   }
 
-  Json Machine(const Program& program, Json input, const MapItem* item) {
+  // Runs `program` in `scope` (the execution's, a branch's, an item's).
+  Json Machine(const Program& program, Json input, const MapItem* item,
+               Scope& scope) {
+    const Scope* const enclosing = scope_;
+    struct Restore {
+      const Scope*& current;
+      const Scope* saved;
+      ~Restore() { current = saved; }
+    } restore{scope_, enclosing};
+    scope_ = &scope;
     int index = program.start;
     // The input of the first state is checked against the payload limit;
     // every later input is the previous state's output, checked already.
     bool checked = false;
     while (true) {
       const CompiledState& state = program.states[index];
-      if (++transitions_ > options_.max_transitions)
-        throw AslError("States.Runtime", "too many state transitions");
       CheckDeadline();
+      Count();  // <Type>StateEntered
       if (!checked) CheckSize(input, "the input of state ", &state.name);
       entered_ = now_;
       result_.states.push_back(state.name);
@@ -1432,13 +1900,28 @@ class Run {
       // catcher; otherwise the state's own Next or End applies. It may
       // consume `input`.
       int next = -1;
-      Json output = Step(state, input, item, &next);
+      Json assigned;  // what the state's Assign, or its catcher's, sets
+      Json output = Step(state, input, item, &next, &assigned);
       CheckDeadline();
       // A Task whose output is its Payload was checked as the task's result.
       if (!state.passes_input_through && !state.output_is_payload)
         CheckSize(output, "the output of state ", &state.name);
       checked = true;
-      DocumentEvent("StateExited", state.name, "output", output);
+      Count();  // <Type>StateExited, also after a catch
+      Event("StateExited", state.name, [&] {
+        Json details = Json::object();
+        if (documents_) {
+          details["output"] = output;
+          if (assigned.is_object()) details["assigned_variables"] = assigned;
+        }
+        return details;
+      });
+      // The state's paths read the variables as they were when it was
+      // entered (Step Functions': an OutputPath of a variable the state
+      // assigns reads the old value); what it assigns is set as it ends.
+      if (assigned.is_object())
+        for (auto& [name, value] : assigned.get_ref<Json::object_t&>())
+          scope.variables[name] = std::move(value);
       if (next < 0) {
         if (state.type == StateType::kSucceed || state.end) return output;
         next = state.next;
@@ -1449,8 +1932,14 @@ class Run {
     }
   }
 
-  Json Step(const CompiledState& s, Json& input, const MapItem* item,
-            int* next) {
+  // `*assigned` is set to what the state's Assign evaluates to ({name:
+  // value}), from what its type gives as $: a Pass's result (Result, the
+  // Parameters, else the effective input), a Wait's or a Choice's
+  // effective input, a Task's raw result (Lambda's wrapper for
+  // lambda:invoke), a Parallel's or a Map's array of results; a catcher's
+  // Assign instead, from the error output.
+  Json Step(const CompiledState& s, Json& input, const MapItem* item, int* next,
+            Json* assigned) {
     const Json& state = *s.json;
     const std::string& name = s.name;
     const Context context(options_, name, entered_, 0, item);
@@ -1464,11 +1953,13 @@ class Run {
         if (s.result) {
           result = *s.result;
         } else if (!s.parameters) {
-          if (s.result_path.mode == PathField::Mode::kAbsent)
+          if (s.result_path.mode == PathField::Mode::kAbsent &&
+              s.input_path.path.variable.empty())
             result = std::move(*const_cast<Json*>(effective));
           else
             result = *effective;
         }
+        if (s.assign) *assigned = Template(*s.assign, result, context);
         return Take(s.output_path,
                     ApplyResultPath(s, std::move(input), std::move(result)),
                     "OutputPath");
@@ -1478,19 +1969,24 @@ class Run {
                     Take(s.input_path, std::move(input), "InputPath"),
                     "OutputPath");
       case StateType::kFail: {
-        std::string error = state.value("Error", ""),
-                    cause = state.value("Cause", "");
-        for (const char* key : {"ErrorPath", "CausePath"}) {
-          if (!state.contains(key)) continue;
-          Json v = Resolve(state[key].get<std::string>(), input, context,
-                           "States.Runtime");
-          if (!v.is_string())
-            throw AslError("States.Runtime",
-                           std::string(key) + " must select a string");
-          (std::string(key) == "ErrorPath" ? error : cause) =
-              v.get<std::string>();
-        }
-        throw AslError(error, cause);
+        // What the state does not name stays absent.
+        const auto part = [&](const Json* literal,
+                              const std::optional<Resolver>& path) {
+          std::optional<std::string> text;
+          if (literal) {
+            text = literal->get<std::string>();
+          } else if (path) {
+            Json v = Resolve(*path, input, context);
+            if (!v.is_string())
+              throw AslError("States.Runtime",
+                             path->field + " must select a string");
+            text = std::move(v.get_ref<std::string&>());
+          }
+          return text;
+        };
+        std::optional<std::string> error = part(s.error, s.error_path);
+        std::optional<std::string> cause = part(s.cause, s.cause_path);
+        throw AslError::FromFailState(std::move(error), std::move(cause));
       }
       case StateType::kWait: {
         Json effective = Take(s.input_path, std::move(input), "InputPath");
@@ -1498,8 +1994,8 @@ class Run {
         if (state.contains("Seconds"))
           until = now_ + state["Seconds"].get<double>();
         if (state.contains("SecondsPath")) {
-          Json v = Resolve(state["SecondsPath"].get<std::string>(), effective,
-                           context, "States.Runtime");
+          Json v = Resolve(state["SecondsPath"].get<std::string>(),
+                           "SecondsPath", effective, context);
           if (!v.is_number() || v.get<double>() < 0)
             throw AslError("States.Runtime",
                            "SecondsPath is not a non-negative number");
@@ -1509,14 +2005,15 @@ class Run {
           if (!state.contains(key)) continue;
           Json v = std::string(key) == "Timestamp"
                        ? state[key]
-                       : Resolve(state[key].get<std::string>(), effective,
-                                 context, "States.Runtime");
+                       : Resolve(state[key].get<std::string>(), key, effective,
+                                 context);
           std::optional<double> t =
               v.is_string() ? ParseTime(v.get<std::string>()) : std::nullopt;
           if (!t)
             throw AslError("States.Runtime", "invalid timestamp for Wait");
           until = std::max(now_, *t);
         }
+        if (s.assign) *assigned = Template(*s.assign, effective, context);
         Event("WaitStarted", name, [&] {
           return Json{{"seconds", until - now_}};
         });
@@ -1528,6 +2025,8 @@ class Run {
         for (const Rule& rule : s.choices) {
           if (Evaluate(rule, effective, context)) {
             *next = rule.next;
+            if (rule.assign)
+              *assigned = Template(*rule.assign, effective, context);
             return Take(s.output_path, std::move(effective), "OutputPath");
           }
         }
@@ -1535,6 +2034,7 @@ class Run {
           throw AslError("States.NoChoiceMatched",
                          "No Matches! at state " + name);
         *next = s.default_next;
+        if (s.assign) *assigned = Template(*s.assign, effective, context);
         return Take(s.output_path, std::move(effective), "OutputPath");
       }
       case StateType::kTask:
@@ -1545,39 +2045,52 @@ class Run {
     // Task, Parallel and Map retry and catch; `input` stays whole for the
     // next attempt and the catchers.
     const Json& raw_input = input;
-    return WithRetryAndCatch(s, raw_input, next, [&](int retry_count) {
-      const Context ctx(options_, name, entered_, retry_count, item);
-      Json storage;
-      const Json* selected =
-          Select(s.input_path, raw_input, storage, "InputPath");
-      Json result;
-      if (s.type == StateType::kMap) {
-        result = RunMap(s, *selected, ctx);
-      } else if (s.type == StateType::kTask && s.lends_input) {
-        // The input goes to the invocation and comes back (Invoke).
-        Json* slot = nullptr;
-        Json effective = s.parameters ? Template(*s.parameters, *selected, ctx,
-                                                 s.lent_field, &slot)
-                                      : Json();
-        result = Invoke(s, std::move(effective), retry_count, &input, slot);
-        if (s.output_is_payload) return result;
-      } else {
-        Json effective = s.parameters ? Template(*s.parameters, *selected, ctx)
-                                      : Json(*selected);
-        if (s.type == StateType::kTask) {
-          result = Invoke(s, std::move(effective), retry_count);
-          if (s.output_is_payload) return result;
-        } else {
-          result = Json::array();
-          for (const Program& branch : s.branches)
-            result.push_back(Machine(branch, effective, nullptr));
-        }
-      }
-      if (s.result_selector) result = Template(*s.result_selector, result, ctx);
-      return Take(s.output_path,
-                  ApplyResultPath(s, raw_input, std::move(result)),
-                  "OutputPath");
-    });
+    return WithRetryAndCatch(
+        s, raw_input, item, next, assigned, [&](int retry_count) {
+          const Context ctx(options_, name, entered_, retry_count, item);
+          Json storage;
+          const Json* selected =
+              Select(s.input_path, raw_input, storage, "InputPath");
+          Json result;
+          if (s.type == StateType::kMap) {
+            result = RunMap(s, *selected, ctx);
+          } else if (s.type == StateType::kTask && s.lends_input) {
+            // The input goes to the invocation and comes back (Invoke).
+            Json* slot = nullptr;
+            Json effective = s.parameters ? Template(*s.parameters, *selected,
+                                                     ctx, s.lent_field, &slot)
+                                          : Json();
+            result = Invoke(s, std::move(effective), retry_count, &input, slot);
+            if (s.output_is_payload) return result;
+          } else {
+            Json effective = s.parameters
+                                 ? Template(*s.parameters, *selected, ctx)
+                                 : Json(*selected);
+            if (s.type == StateType::kTask) {
+              result = Invoke(s, std::move(effective), retry_count);
+              if (s.output_is_payload) return result;
+            } else {
+              result = Json::array();
+              Count();  // ParallelStateStarted
+              try {
+                for (const Program& branch : s.branches) {
+                  Scope inner{scope_, {}};
+                  result.push_back(Machine(branch, effective, nullptr, inner));
+                }
+              } catch (const AslError& e) {
+                if (!IsQuota(e)) Count();  // ParallelStateFailed
+                throw;
+              }
+              Count();  // ParallelStateSucceeded
+            }
+          }
+          if (s.assign) *assigned = Template(*s.assign, result, ctx);
+          if (s.result_selector)
+            result = Template(*s.result_selector, result, ctx);
+          return Take(s.output_path,
+                      ApplyResultPath(s, raw_input, std::move(result)),
+                      "OutputPath");
+        });
   }
 
   // Moves a document into a place for a while and back when it ends,
@@ -1625,23 +2138,26 @@ class Run {
     // Declared before `lend`, so it runs after the lent document went back.
     const ReleaseOnExit release_parameters(invocation.input);
     const Lend lend(lent, slot ? slot : &invocation.input);
+    Count(2);  // TaskScheduled, TaskStarted (or Lambda's, an activity's)
     Event("TaskScheduled", name, [&] {
       Json details = {{"resource", resource}};
       if (documents_) details["parameters"] = invocation.input;
       details["retry_count"] = retry_count;
+      if (s.heartbeat_seconds)
+        details["heartbeat_seconds"] = *s.heartbeat_seconds;
       return details;
     });
     TaskOutcome outcome;
     try {
       outcome = handler_(invocation);
     } catch (const AslError& e) {
-      Event("TaskFailed", name, [&] {
-        return Json{{"error", e.error()}, {"cause", e.cause()}};
-      });
+      Count();  // TaskFailed
+      Event("TaskFailed", name, [&] { return ErrorDetails(e); });
       throw;
     }
     if (s.timeout_seconds && outcome.seconds > *s.timeout_seconds) {
       now_ += *s.timeout_seconds;
+      Count();  // TaskTimedOut
       Event("TaskTimedOut", name, [] {
         return Json{{"error", "States.Timeout"}};
       });
@@ -1650,6 +2166,7 @@ class Run {
     now_ += outcome.seconds;
     CheckDeadline();
     CheckSize(outcome.result, "the result of task ", &name);
+    Count();  // TaskSucceeded
     Json result = std::move(outcome.result);
     if (s.output_is_payload) {  // the state's output: the Payload alone
       Event("TaskSucceeded", name, [&] {
@@ -1678,10 +2195,9 @@ class Run {
   Json RunMap(const CompiledState& s, const Json& effective,
               const Context& context) {
     const std::string& name = s.name;
-    const Json& items =
-        s.has_items_path
-            ? ResolvePath(s.items_path, effective, context, "States.Runtime")
-            : effective;
+    const Json& items = s.has_items_path
+                            ? ResolvePath(s.items_path, effective, context)
+                            : effective;
     if (!items.is_array())
       throw AslError("States.Runtime",
                      "Map state input is not an array at ItemsPath");
@@ -1689,6 +2205,7 @@ class Run {
                                    : s.parameters  ? s.parameters.get()
                                                    : nullptr;
     Json results = Json::array();
+    Count();  // MapStateStarted
     Event("MapStarted", name, [&] { return Json{{"items", items.size()}}; });
     // Items run one after another here, but on the virtual clock they run
     // in MaxConcurrency lanes (0: one lane per item): each item starts, in
@@ -1714,13 +2231,23 @@ class Run {
         lanes.push_back(map_start);
         now_ = map_start;
       }
+      Count();  // MapIterationStarted
       Event("MapIterationStarted", name, [&] { return Json{{"index", i}}; });
-      results.push_back(Machine(*s.processor, std::move(item_input), &item));
+      try {
+        Scope inner{scope_, {}};
+        results.push_back(
+            Machine(*s.processor, std::move(item_input), &item, inner));
+      } catch (const AslError& e) {
+        if (!IsQuota(e)) Count(2);  // MapIterationFailed, MapStateFailed
+        throw;
+      }
+      Count();  // MapIterationSucceeded
       Event("MapIterationSucceeded", name, [&] { return Json{{"index", i}}; });
       lanes[lane] = now_;
       map_end = std::max(map_end, now_);
     }
     now_ = map_end;
+    Count();  // MapStateSucceeded
     return results;
   }
 
@@ -1772,9 +2299,8 @@ class Run {
       case Rule::Kind::kLeaf:
         break;
     }
-    const Path& path = rule.variable_path;
     const Json* value =
-        path.context ? FindInContext(path, context) : Find(input, path);
+        FindPath(rule.variable_path, "Variable", input, context);
     if (rule.is_present)
       return (value != nullptr) == rule.is_present->get<bool>();
     if (!value)
@@ -1785,7 +2311,7 @@ class Run {
     const Json& v = *value;
     Json resolved;
     if (rule.operand_is_path)
-      resolved = Resolve(rule.operand_path, input, context, "States.Runtime");
+      resolved = Resolve(rule.operand_path, input, context);
     const Json& operand = rule.operand_is_path ? resolved : *rule.operand;
     switch (rule.op) {
       case Op::kIsNull:
@@ -1894,6 +2420,35 @@ class Run {
                          std::to_string(options_.max_payload_bytes));
   }
 
+  // Counts `n` events of the execution's history as Step Functions writes
+  // them (RunOptions::history aside), and fails the execution as Step
+  // Functions does when one would be the quota's last (RunOptions::
+  // max_history_events, kMaxHistoryEvents but in benchmarks): that one is
+  // ExecutionFailed instead. The events: ExecutionStarted; each state's
+  // <Type>StateEntered, and <Type>StateExited when it ends other than by
+  // failing (a caught error included; a Fail state has none); each Task
+  // attempt's TaskScheduled and TaskStarted before the handler runs and
+  // TaskSucceeded, TaskFailed or TaskTimedOut after; a Parallel attempt's
+  // ParallelStateStarted, then ParallelStateSucceeded or ParallelStateFailed;
+  // a Map attempt's MapStateStarted, each iteration's MapIterationStarted
+  // and MapIterationSucceeded (or MapIterationFailed and MapStateFailed),
+  // then MapStateSucceeded. A state that fails before its Task is scheduled
+  // (a path, an intrinsic) counts no event for it; retries and waits none.
+  void Count(int64_t n = 1) {
+    history_events_ += n;
+    if (history_events_ >= options_.max_history_events)
+      throw AslError("States.Runtime",
+                     "The execution reached the maximum number of history "
+                     "events (" +
+                         std::to_string(options_.max_history_events) + ").");
+  }
+
+  // Whether `e` is Count's failure, after which no further event is written.
+  bool IsQuota(const AslError& e) const {
+    return history_events_ >= options_.max_history_events &&
+           e.error() == "States.Runtime";
+  }
+
   // The execution fails with States.Timeout once the virtual clock passes
   // the definition's TimeoutSeconds or the execution's limit.
   void CheckDeadline() const {
@@ -1911,7 +2466,8 @@ class Run {
   std::optional<std::mt19937_64> rng_;
   double now_;
   double entered_ = 0;
-  int64_t transitions_ = 0;
+  const Scope* scope_ = nullptr;  // the current Machine's
+  int64_t history_events_ = 0;    // Count
   const Json* execution_input_ = nullptr;
   DumpSizer dump_size_;
 };
@@ -1948,20 +2504,16 @@ RunResult StateMachine::Run(const nlohmann::ordered_json& input,
     run.DocumentEvent("ExecutionSucceeded", "", "output", result.output);
   } catch (const AslError& e) {
     result.status = "FAILED";
-    result.error = e.error();
-    result.cause = e.cause();
+    if (e.has_error()) result.error = e.error();
+    if (e.has_cause()) result.cause = e.cause();
     result.output = nullptr;
-    run.Event("ExecutionFailed", "", [&] {
-      return Json{{"error", e.error()}, {"cause", e.cause()}};
-    });
+    run.Event("ExecutionFailed", "", [&] { return ErrorDetails(result); });
   } catch (const ExecutionTimeout& e) {
     result.status = "FAILED";
     result.error = "States.Timeout";
     result.cause = e.what();
     result.output = nullptr;
-    run.Event("ExecutionTimedOut", "", [&] {
-      return Json{{"error", result.error}, {"cause", result.cause}};
-    });
+    run.Event("ExecutionTimedOut", "", [&] { return ErrorDetails(result); });
   }
   result.end_time = run.now();
   return result;

@@ -23,8 +23,13 @@ using Json = nlohmann::ordered_json;
 class Parser {
  public:
   Parser(const std::string& text, const Json& input, const Json& context,
-         const std::function<uint64_t()>& random)
-      : text_(text), input_(input), context_(context), random_(random) {}
+         const std::function<uint64_t()>& random,
+         const VariableLookup* variables)
+      : text_(text),
+        input_(input),
+        context_(context),
+        random_(random),
+        variables_(variables) {}
 
   Json Run() {
     Json value = Call();
@@ -135,8 +140,13 @@ class Parser {
     std::string text = text_.substr(start, at_ - start);
     std::optional<Path> path = ParsePath(text);
     if (!path) Fail("unsupported path " + text);
-    const Json* value = Find(path->context ? context_ : input_, *path);
-    if (!value) Fail("the path " + text + " matches nothing");
+    if (!path->variable.empty() && !variables_)
+      Fail("no variables here: " + text);
+    const Json& root = !path->variable.empty() ? (*variables_)(path->variable)
+                       : path->context         ? context_
+                                               : input_;
+    const Json* value = Find(root, *path);
+    if (!value) throw IntrinsicPathNotFound(text, root);
     return *value;
   }
 
@@ -354,6 +364,7 @@ class Parser {
   const Json& input_;
   const Json& context_;
   const std::function<uint64_t()>& random_;
+  const VariableLookup* variables_;
   size_t at_ = 0;
 };
 
@@ -381,8 +392,8 @@ bool IsSupportedIntrinsic(const std::string& name) {
 nlohmann::ordered_json EvaluateIntrinsic(
     const std::string& text, const nlohmann::ordered_json& input,
     const nlohmann::ordered_json& context,
-    const std::function<uint64_t()>& random) {
-  return Parser(text, input, context, random).Run();
+    const std::function<uint64_t()>& random, const VariableLookup* variables) {
+  return Parser(text, input, context, random, variables).Run();
 }
 
 }  // namespace novacat::runtime::asl

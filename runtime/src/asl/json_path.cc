@@ -10,6 +10,16 @@ std::optional<Path> ParsePath(const std::string& text) {
     at = 2;
   } else if (text.rfind("$", 0) == 0) {
     at = 1;
+    const auto word = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+             (c >= '0' && c <= '9');
+    };
+    if (at < text.size() && word(text[at]) &&
+        !(text[at] >= '0' && text[at] <= '9')) {
+      while (at < text.size() && word(text[at])) ++at;
+      path.variable = text.substr(1, at - 1);
+      if (!IsVariableName(path.variable)) return std::nullopt;
+    }
   } else {
     return std::nullopt;
   }
@@ -44,6 +54,17 @@ std::optional<Path> ParsePath(const std::string& text) {
     }
   }
   return path;
+}
+
+bool IsVariableName(const std::string& name) {
+  if (name.empty() || name.size() > 80) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool letter =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!letter && (i == 0 || c < '0' || c > '9')) return false;
+  }
+  return true;
 }
 
 const nlohmann::ordered_json* Find(const nlohmann::ordered_json& root,

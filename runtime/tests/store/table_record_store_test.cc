@@ -446,8 +446,9 @@ TEST_P(RecordStoreTest, AnExecutionThatTimedOutIsReapedByItsEvent) {
       {"resources", {arn}},
       {"detail",
        {{"executionArn", arn},
-        {"stateMachineArn", "arn:aws:states:us-east-1:123456789012:"
-                            "stateMachine:refresh_references"},
+        {"stateMachineArn",
+         "arn:aws:states:us-east-1:123456789012:"
+         "stateMachine:refresh_references"},
         {"status", "TIMED_OUT"},
         {"error", "States.Timeout"},
         {"cause", "The execution timed out"},
@@ -474,8 +475,9 @@ TEST_P(RecordStoreTest, AnExecutionThatTimedOutIsReapedByItsEvent) {
   std::optional<Reaped> reaped =
       ReapExecution(store(), repository, *change, 2000);
   ASSERT_TRUE(reaped);
-  EXPECT_EQ(reaped->ToJson().dump(),
-            R"({"job_run":"FINALIZED","lock":"RELEASED","leases_released":[]})");
+  EXPECT_EQ(
+      reaped->ToJson().dump(),
+      R"({"job_run":"FINALIZED","lock":"RELEASED","leases_released":[]})");
   JobRun after = *store().GetJobRun(kRunA, kNova);
   EXPECT_EQ(after.status, JobRunStatus::kFailed);
   EXPECT_EQ(after.error_classification, "TIMED_OUT");
@@ -483,8 +485,9 @@ TEST_P(RecordStoreTest, AnExecutionThatTimedOutIsReapedByItsEvent) {
             runtime::ErrorFingerprint("TIMED_OUT", "", change->cause));
   EXPECT_TRUE(LockItems().empty());
   // EventBridge delivers at least once: the second changes nothing.
-  EXPECT_EQ(ReapExecution(store(), repository, *change, 2100)->ToJson().dump(),
-            R"({"job_run":"ALREADY_FINAL","lock":"NOT_HELD","leases_released":[]})");
+  EXPECT_EQ(
+      ReapExecution(store(), repository, *change, 2100)->ToJson().dump(),
+      R"({"job_run":"ALREADY_FINAL","lock":"NOT_HELD","leases_released":[]})");
 
   // Other payloads are not status changes to reap.
   nlohmann::json succeeded = event;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,14 @@ enum class History {
   kFull,    // every event with every document, as Step Functions shows it
 };
 
+// Step Functions' quota on an execution's history, in events. The event
+// that would be the last is ExecutionFailed instead (States.Runtime, "The
+// execution reached the maximum number of history events (25000)."),
+// which no Retry or Catch handles: it bounds an endless loop in time and
+// memory. Events are counted as Step Functions writes them, whatever
+// RunOptions::history records (executor.cc, Run::Count).
+constexpr int64_t kMaxHistoryEvents = 25000;
+
 struct RunOptions {
   // $$.Execution.Id, $$.Execution.Name, $$.StateMachine.Id/Name.
   std::string execution_arn =
@@ -70,9 +79,8 @@ struct RunOptions {
   std::string state_machine_arn =
       "arn:aws:states:us-east-1:123456789012:stateMachine:test";
   std::string state_machine_name = "test";
-  double start_time = 1767225600;     // 2026-01-01T00:00:00Z
-  uint64_t seed = 1;                  // FULL jitter, States.UUID, MathRandom
-  int64_t max_transitions = 1000000;  // guards against endless loops
+  double start_time = 1767225600;  // 2026-01-01T00:00:00Z
+  uint64_t seed = 1;               // FULL jitter, States.UUID, MathRandom
   // Step Functions' limit on a state's input, output and a task's result
   // (UTF-8 bytes of the JSON); larger fails with States.DataLimitExceeded,
   // which no Retry or Catch matches.
@@ -82,13 +90,19 @@ struct RunOptions {
   // the execution fails with States.Timeout.
   double execution_timeout_seconds = 0;
   History history = History::kFull;
+  // The history quota; only a benchmark of a definition larger than any
+  // execution Step Functions allows raises it.
+  int64_t max_history_events = kMaxHistoryEvents;
 };
 
 struct RunResult {
   std::string status;  // SUCCEEDED or FAILED
   nlohmann::ordered_json output;
-  std::string error;
-  std::string cause;
+  // A failed execution's error and cause; each absent when the execution
+  // succeeded, or when the Fail state that ended it names none (Step
+  // Functions leaves them out then; they are never "").
+  std::optional<std::string> error;
+  std::optional<std::string> cause;
   std::vector<std::string> states;  // every state entered, in order
   std::vector<double> waits;        // every retry wait, in order
   std::vector<HistoryEvent> history;

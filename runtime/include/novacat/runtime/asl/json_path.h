@@ -1,5 +1,6 @@
 // JSONPath as ASL (JSONPath query language) uses it: reference paths such as
-// `$.a.b[0]`, `$['key']`, `$` and, for the context object, `$$.Execution.Id`.
+// `$.a.b[0]`, `$['key']`, `$`, for the context object `$$.Execution.Id`,
+// and for a workflow variable (Assign) `$name`, `$name.a[0]`.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,8 +16,13 @@ using PathStep = std::variant<std::string, size_t>;
 
 struct Path {
   bool context = false;  // starts with $$ (the context object)
+  std::string variable;  // `$name...`: the variable's name; else empty
   std::vector<PathStep> steps;
 };
+
+// Whether `name` can name a workflow variable here: a letter or "_", then
+// letters, digits and "_" (ASCII), at most 80 characters.
+bool IsVariableName(const std::string& name);
 
 // Parses `text`; nullopt when it is not a reference path this executor
 // supports (wildcards, filters and slices are not).
