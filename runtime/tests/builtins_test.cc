@@ -284,6 +284,12 @@ TEST(BeginJobRunTest, StartsTheRun) {
   EXPECT_EQ(
       w.Items(),
       Parsed(std::vector<std::string>{
+          // What the reaper finds the run by (store/reaper.h).
+          R"({"PK":"EXECUTION#arn:aws:states:us-east-1:1:execution:wf:e1",)"
+          R"("SK":"EXECUTION","entity":"Execution",)"
+          R"("execution_arn":"arn:aws:states:us-east-1:1:execution:wf:e1",)"
+          R"("workflow":"initialize_nova",)"
+          R"("job_run_id":"7382d1e7-7ae6-459a-8561-d8057935c08e"})",
           R"({"PK":"JOBRUN#7382d1e7-7ae6-459a-8561-d8057935c08e","SK":"META",)"
           R"("entity":"JobRun","job_run_id":"7382d1e7-7ae6-459a-8561-d8057935c08e",)"
           R"("workflow":"initialize_nova",)"
@@ -324,6 +330,12 @@ TEST(BeginJobRunTest, NovaScopedRunLivesUnderItsNova) {
   EXPECT_EQ(
       w.Items(),
       Parsed(std::vector<std::string>{
+          R"({"PK":"EXECUTION#arn:aws:states:us-east-1:1:execution:wf:e1",)"
+          R"("SK":"EXECUTION","entity":"Execution",)"
+          R"("execution_arn":"arn:aws:states:us-east-1:1:execution:wf:e1",)"
+          R"("workflow":"discover_spectra_products",)"
+          R"("job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
+          R"("nova_id":"0b0e6f4e-5d7c-4a8b-9c1d-2e3f4a5b6c7d"})",
           R"({"PK":"NOVA#0b0e6f4e-5d7c-4a8b-9c1d-2e3f4a5b6c7d",)"
           R"("SK":"JOBRUN#2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"
           R"("entity":"JobRun","job_run_id":"2245bd5f-bb68-4f68-a2eb-92502318fa4e",)"

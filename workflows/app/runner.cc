@@ -31,6 +31,10 @@ class JobRunWatcher : public runtime::RecordStore {
 
   void PutJobRun(const runtime::JobRun& run) override {
     inner_.PutJobRun(run);
+    // Where BeginJobRun put it; a copy listed under the nova the run came
+    // to know (builtins.cc, ListUnderNova) is not another run.
+    for (const auto& started : started_)
+      if (started.first == run.job_run_id) return;
     started_.push_back({run.job_run_id, run.nova_id});
   }
   runtime::UpdateResult UpdateJobRun(

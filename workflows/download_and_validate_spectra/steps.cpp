@@ -410,14 +410,20 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
 
   RecordDatasetFailureOutput out;
   if (!dataset) {
-    // The dataset is its lease holder's: this run neither recorded nor
-    // knows its status; the item counts as skipped (lease_status LOST).
-    out.lease_status = "LOST";
-    context.Log("dataset failure not recorded: the lease is not this run's",
-                {{"dataset_id", key.dataset_id},
-                 {"lease_status", *out.lease_status},
-                 {"error", caught.error}});
-    return out;
+    // Another run holds the lease now: the dataset is its; this run neither
+    // records nor knows its status, and the item counts as skipped.
+    if (std::optional<store::Dataset> now_held =
+            env_.repository.GetDataset(key);
+        now_held &&
+        now_held->processing_status == ProcessingStatus::kInProgress &&
+        now_held->lease_owner != owner) {
+      out.lease_status = "LOST";
+      context.Log("dataset failure not recorded: the lease is another run's",
+                  {{"dataset_id", key.dataset_id},
+                   {"lease_status", *out.lease_status},
+                   {"error", caught.error}});
+      return out;
+    }
   }
   out.validation_status = store::ValidationStatusName(outcome.status);
   out.quarantine_reason_code = outcome.quarantine_reason_code;
@@ -425,6 +431,13 @@ RecordDatasetFailureOutput Steps::RecordDatasetFailure(
                  {"validation_status", *out.validation_status}};
   if (outcome.quarantine_reason_code)
     fields["quarantine_reason_code"] = *outcome.quarantine_reason_code;
+  if (!dataset) {
+    // Not leased by anyone: the item failed before it took the lease, or
+    // this is a retry whose release landed. Nothing is written.
+    context.Log("dataset failure not recorded: the lease is not this run's",
+                fields);
+    return out;
+  }
   // ValidateSpectrum's own quarantine (with the check's details and
   // profile) is kept as written.
   bool written =

@@ -129,8 +129,9 @@ class Steps final : public DownloadAndValidateSpectraSteps {
   // job_run_id when the count quarantined it; a retry of the step after
   // its release landed finds them and answers QUARANTINED again). Any other end
   // of a lease removes failed_runs. Then the lease ends. When the item failed
-  // before its lease was taken, or the lease was lost, nothing is written
-  // and the answer is lease_status LOST alone.
+  // before its lease was taken, or the lease was lost, nothing is written;
+  // when another run holds the lease now, the answer is lease_status LOST
+  // alone (the item counts as skipped).
   // TERMINAL when the error is missing.
   RecordDatasetFailureOutput RecordDatasetFailure(
       const DownloadDatasetsItem& item, runtime::StepContext& context) override;
