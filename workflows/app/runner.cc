@@ -178,10 +178,11 @@ WorkflowRun LocalRunner::RunOne(const std::string& workflow,
         input, Remembering(runner_options.remote_tasks(workflow), ids),
         options);
     if (ids->job_run_id) {
-      // Nova-scoped runs live under their nova; the others under the run.
-      run.job_run = records_.GetJobRun(*ids->job_run_id, ids->nova_id);
+      // Nova-scoped runs live under their nova; the others under the run
+      // (and, once final, a copy under the nova they came to know).
+      run.job_run = records_.GetJobRun(*ids->job_run_id, std::nullopt);
       if (!run.job_run)
-        run.job_run = records_.GetJobRun(*ids->job_run_id, std::nullopt);
+        run.job_run = records_.GetJobRun(*ids->job_run_id, ids->nova_id);
     }
     return run;
   }
