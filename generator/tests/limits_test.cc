@@ -96,6 +96,38 @@ std::pair<std::string, std::string> ChainSpec(const std::string& name,
   return {"specs/" + name + ".yaml", s};
 }
 
+// The idempotency lock outlasts every live run: download_and_validate_spectra
+// can run 151h 49m 26s (500 datasets, 4 at a time, each up to an hour of
+// downloads), far past the hour the runtime's default gave. A cycle (a
+// Choice looping back) has no bound: Step Functions' one year.
+TEST(LimitsTest, TheLockLastsTheWorstCase) {
+  auto download = Load("specs/download_and_validate_spectra.yaml");
+  ASSERT_TRUE(download);
+  EXPECT_EQ(LockLeaseSeconds(*download), 546566);
+  EXPECT_EQ(LockLeaseSeconds(*download), ComputeWorstCase(*download).seconds);
+
+  auto [path, text] = ChainSpec("looping", 1);
+  const std::string step =
+      "  Step0: {type: Task, timeout: 20s, retry: {max_attempts: 2}, next: "
+      "FinalizeJobRunSuccess, outcome: DONE}\n";
+  ASSERT_NE(text.find(step), std::string::npos);
+  text.replace(text.find(step), step.size(),
+               "  Step0: {type: Task, timeout: 20s, produces: [again], next: "
+               "Repeat}\n"
+               "  Repeat: {type: Choice, rules: [{when: {field: again, "
+               "equals: false}, next: FinalizeJobRunSuccess, outcome: DONE}], "
+               "default: Step0}\n");
+  text.replace(text.find("outcomes:"), 0, "data:\n  again: {type: boolean}\n");
+  DiagnosticSink sink;
+  auto specs =
+      LoadAndCheck({path}, testing::FilesOverDisk({{path, text}}), sink);
+  ASSERT_EQ(sink.FormatAll(), "");
+  ASSERT_EQ(specs.size(), 1u);
+  EXPECT_FALSE(ComputeWorstCase(*specs[0]).bounded);
+  EXPECT_EQ(LockLeaseSeconds(*specs[0]), kMaxExecutionSeconds);
+  EXPECT_EQ(kMaxExecutionSeconds, 31536000);
+}
+
 // The diagnostics of Compile on `specs`, each "file:line:col rule:
 // message", and the sizes of what Emit makes of them (which Compile does
 // not return when it refuses them): the definitions' and the stack's.
