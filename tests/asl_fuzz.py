@@ -4,8 +4,10 @@
 Each seed makes one case (random.Random(seed) alone decides it): a random
 valid ASL definition in the JSONPath query language (Pass, Task, Choice,
 Wait, Succeed, Fail, Parallel, Map; InputPath, Parameters, ResultSelector,
-ResultPath, OutputPath with `.$` paths and intrinsic functions; Retry and
-Catch; at most one loop, bounded by a counter), a script of Task outcomes in
+ResultPath, OutputPath with `.$` paths, JSONPath queries and intrinsic
+functions, a path that matches nothing in an intrinsic's arguments
+(States.Runtime); Retry and Catch, HeartbeatSeconds; at most one loop,
+bounded by a counter), a script of Task outcomes in
 tests/asl_cases/'s format and a random input. Every case runs on
 
   novacat    `$NOVACAT simulate DEFINITION --script SCRIPT --input @INPUT`
@@ -45,13 +47,31 @@ case (a generator bug: cases are valid by construction). Standard library,
 boto3 and moto only.
 
 What the generator leaves out, and why:
-- known disagreements of novacat, being fixed in runtime/src/asl/ (issue
-  39): a path that matches nothing inside an intrinsic's arguments, an
-  intrinsic in a Fail state's ErrorPath/CausePath, a Fail state without
-  Error or Cause, Assign, HeartbeatSeconds, runs near the 25,000-event
-  history quota;
-- a novacat gap found by this fuzzer: JSONPath wildcards and slices
-  ($.objs[*].id), which novacat refuses when it loads the definition;
+- what aws-local-stepfunctions gets wrong where it is the only reference
+  for the states entered: an intrinsic in a Fail state's ErrorPath or
+  CausePath (it reads the call as a path: States.Runtime "Path expression
+  'States.Format(...)' does not point to a value"), a Fail state without
+  Error or Cause (it fills in "FailStateError" and "Execution failed
+  because of a Fail state"; tests/asl_cases/fail_error_without_cause.json);
+  novacat and moto agree on both, and tests/asl_cases/ keeps them;
+- a path that matches nothing inside an intrinsic's arguments anywhere but
+  in a Pass of the top machine: moto raises it from a Task's Parameters as
+  a catchable "Exception" (Step Functions: States.Runtime, which no Catch
+  takes), and in a Parallel branch or a Map iteration moto fails on it
+  ("Custom Error Names MUST NOT begin with the prefix 'States.'");
+- JSONPath queries that match nothing, index lists with an index out of
+  range or negative, and queries on what is not an array: aws-local-
+  stepfunctions fails an empty query ("does not point to a value") where
+  Step Functions (Jayway's JsonPath) gives [], and the three engines part
+  on the others (no majority); the queries drawn ([*], slices, [0,i],
+  [*].id, ..id over the input's arrays) always match something. Queries
+  only in payload templates and intrinsic arguments (InputPath and
+  OutputPath change the document's schema);
+- States.Base64Encode of non-ASCII text: aws-local-stepfunctions encodes
+  Latin-1 code units (tests/asl_cases/intrinsic_base64_utf8.json) and moto
+  fails with UnicodeEncodeError: no majority;
+- Assign (workflow variables) and runs near the 25,000-event history
+  quota: not drawn yet;
 - what a third-party engine gets wrong where it would leave novacat
   unjudged (no majority): a field of an array element ($.objs[0].id; moto
   answers a one-element array); a failing Map iteration (aws-local-
@@ -59,8 +79,9 @@ What the generator leaves out, and why:
   MaxConcurrency 1, so every Map iteration is "safe", see below); a Pass
   Result of null (aws-local-stepfunctions ignores a falsy Result, see
   tests/asl_cases/pass_result_falsy_values.json, and what Step Functions
-  makes of `"Result": null` is not documented: no majority); null inside
-  a constant array (asl-validator refuses it in a payload template);
+  makes of `"Result": null` is not documented: no majority); null and ""
+  inside a constant array (asl-validator refuses them in a payload
+  template);
 - TimeoutSeconds and timed-out invocations: moto's task timeout waits on
   the wall clock;
 - $$.Execution.Id/Name/StartTime, $$.State.*, States.UUID,
@@ -125,6 +146,7 @@ class Gen:
         self.n = 0
         self.script = {}
         self.input = None
+        self.may_fail = False  # whether call() may fail the execution
 
     def name(self, kind):
         self.n += 1
@@ -165,9 +187,10 @@ class Gen:
         kinds = ["int", "float", "str", "bool", "null"] + (["list", "dict"] if depth < 2 else [])
         k = r.choice(kinds)
         if k == "list":
-            # no null in an array: aws-local-stepfunctions' schema
-            # (asl-validator) refuses one inside a payload template
-            return [v for v in (self.random_json(depth + 1) for _ in range(r.randint(0, 3))) if v is not None]
+            # no null and no "" in an array: aws-local-stepfunctions' schema
+            # (asl-validator) refuses them inside a payload template
+            return [v for v in (self.random_json(depth + 1) for _ in range(r.randint(0, 3)))
+                    if v is not None and v != ""]
         if k == "dict":
             return {r.choice(["k", "v", "w", "$x", "y.z"]) + str(i): self.random_json(depth + 1)
                     for i in range(r.randint(0, 3))}
@@ -187,12 +210,31 @@ class Gen:
     def fields(self, schema, types):
         return [k for k, t in schema.items() if t in types]
 
+    def query(self, k, t):
+        """A JSONPath query over the input's array `k` (of type `t`, arr_int
+        or arr_obj) giving a non-empty array of the same type: aws-local-
+        stepfunctions fails a query that matches nothing ("does not point
+        to a value") where Step Functions (Jayway's JsonPath) gives []; see
+        tests/asl_cases/jsonpath_*.json."""
+        r = self.rng
+        n = len(self.input[k])
+        return r.choice([f"$.{k}[*]", f"$.{k}[0:{r.randint(1, n + 1)}]", f"$.{k}[:{r.randint(1, n)}]",
+                         f"$.{k}[-{r.randint(1, n)}:]", f"$.{k}[{r.randint(0, n - 1)}:]",
+                         f"$.{k}[0,{r.randint(0, n - 1)}]"])
+
     def path_to(self, schema, types):
-        """A path to a known value of one of `types`, or None."""
+        """A path to a known value of one of `types`, or None. An array of
+        the input (the only arrays a schema holds: a Map's inner schema
+        copies ints, strings and objects) may be reached by a query."""
+        r = self.rng
         options = []
         for k, t in schema.items():
-            if t in types:
+            if t in types and t in ("arr_int", "arr_obj") and k in self.input and r.random() < 0.3:
+                options.append(self.query(k, t))
+            elif t in types:
                 options.append(f"$.{k}")
+            if t == "arr_obj" and "arr_int" in types and k in self.input and r.random() < 0.3:
+                options.append(r.choice([f"$.{k}[*].id", f"$.{k}..id"]))
             if t == "obj":
                 if "int" in types:
                     options.append(f"$.{k}.a")
@@ -250,7 +292,11 @@ class Gen:
                 if p:
                     return f"States.JsonToString({p})"
             if k == "b64":
-                inner = f"States.Base64Encode({self.intrinsic(schema, 'str', depth + 1)})"
+                # ASCII text only: see the module's doc (Base64Encode)
+                ascii_fields = [f"$.{f}" for f in self.fields(schema, ("str",))
+                                if isinstance(self.input.get(f), str) and self.input[f].isascii()]
+                arg = self.pick(ascii_fields) if ascii_fields and r.random() < 0.5 else self.str_literal()
+                inner = f"States.Base64Encode({arg})"
                 return f"States.Base64Decode({inner})" if r.random() < 0.3 else inner
             if k == "hash":
                 algo = r.choice(["MD5", "SHA-1", "SHA-256"])
@@ -303,7 +349,15 @@ class Gen:
         return self.intrinsic(schema, k if k in ("int", "str", "arr") else "str", depth)
 
     def call(self, schema):
-        """An intrinsic function call (a `.$` value: never a bare literal or path)."""
+        """An intrinsic function call (a `.$` value: never a bare literal or path).
+        Where a state may fail (self.may_fail), rarely one whose argument is
+        a path that matches nothing: States.Runtime, which fails the
+        execution whatever Retry and Catch say."""
+        if self.may_fail and self.rng.random() < 0.15:
+            missing = self.rng.choice(["$.nothing", "$.o.nothing", "$.n.x"])
+            return self.rng.choice([f"States.Format('{{}}', {missing})", f"States.ArrayLength({missing})",
+                                    f"States.JsonToString({missing})",
+                                    f"States.MathAdd(States.ArrayLength(States.Array(1)), {missing})"])
         for _ in range(20):
             e = self.intrinsic(schema, self.rng.choice(["int", "str", "arr", "any"]))
             if e.startswith("States."):
@@ -559,6 +613,11 @@ class Gen:
     def state(self, kind, name, schema, depth, safe, later, nxt, sink, terminal):
         r = self.rng
         st = {"Type": kind}
+        # A path that matches nothing in an intrinsic's arguments only in a
+        # Pass of the top machine: moto raises it from a Task's Parameters
+        # as a catchable "Exception", and fails on it in a Parallel branch
+        # ("Custom Error Names MUST NOT begin with the prefix 'States.'").
+        self.may_fail = kind == "Pass" and depth == 0 and not safe
         if kind == "Pass":
             k = r.random()
             if k < 0.3:
@@ -604,6 +663,9 @@ class Gen:
             elif invoke:
                 st["ResultSelector"] = {"p.$": "$.Payload"}
             self.script[name] = self.outcomes(safe, result)
+            if r.random() < 0.2:
+                # recorded, never raised: no engine's invocations heartbeat
+                st["HeartbeatSeconds"] = r.randint(1, 300)
             if r.random() < 0.5:
                 st["Retry"] = self.retry()
             if r.random() < 0.4 and (later or True):

@@ -956,7 +956,8 @@ TEST(ExecutorFailStateTest, ErrorPathAndCausePathTakeStringIntrinsics) {
   EXPECT_EQ(LoadError(fail({{"Error", 5}})),
             "/States/F/Error: must be a string");
   EXPECT_EQ(LoadError(fail({{"ErrorPath", "$.a[*]"}})),
-            "/States/F/ErrorPath: not a supported reference path");
+            "/States/F/ErrorPath: must be a reference path (a single node: "
+            "no [*], .*, slice, index list or ..): $.a[*]");
 }
 
 // A Fail state that names no Error or Cause leaves them absent, in the
@@ -1522,6 +1523,189 @@ TEST(ExecutorAssignTest, RefusedAssignsAndReads) {
   Scripted ok{{{"T", {{{"return", {{"v", 1}}}}}}}};
   EXPECT_EQ(selected->Run(json::object(), std::ref(ok)).output,
             (json{{"at", "T"}, {"n", 1}}));
+}
+
+// JSONPath queries: where a field takes a Path (a payload template's ".$"
+// values, intrinsic arguments, InputPath, OutputPath) Step Functions runs
+// Jayway's JsonPath: a path that can match several nodes ([*], .*, a slice,
+// an index list, ..) gives the array of its matches in document order, []
+// when none; a definite path gives the value.
+json PassWith(const json& parameters) {
+  return json{
+      {"StartAt", "P"},
+      {"States",
+       {{"P", {{"Type", "Pass"}, {"Parameters", parameters}, {"End", true}}}}}};
+}
+
+json RunPass(const json& parameters, const json& input) {
+  auto machine = MustLoad(PassWith(parameters));
+  Scripted none;
+  RunResult r = machine->Run(input, std::ref(none));
+  EXPECT_EQ(r.status, "SUCCEEDED") << r.cause.value_or("");
+  return r.output;
+}
+
+TEST(ExecutorJsonPathTest, AQueryInAPayloadTemplateGivesTheArrayOfItsMatches) {
+  const json input = {
+      {"objs", {{{"id", 1}, {"k", "a"}}, {{"id", 2}}, {{"k", "c"}}}},
+      {"l", {10, 11, 12, 13}},
+      {"o", {{"x", 1}, {"y", {{"id", 9}}}}},
+      {"n", 5}};
+  EXPECT_EQ(RunPass({{"ids.$", "$.objs[*].id"}}, input),
+            (json{{"ids", {1, 2}}}));
+  EXPECT_EQ(RunPass({{"ks.$", "$.objs.*.k"}}, input),
+            (json{{"ks", {"a", "c"}}}));
+  EXPECT_EQ(RunPass({{"s.$", "$.l[1:3]"},
+                     {"from.$", "$.l[2:]"},
+                     {"to.$", "$.l[:1]"},
+                     {"last.$", "$.l[-2:]"},
+                     {"past.$", "$.l[3:99]"},
+                     {"empty.$", "$.l[3:1]"}},
+                    input),
+            (json{{"s", {11, 12}},
+                  {"from", {12, 13}},
+                  {"to", {10}},
+                  {"last", {12, 13}},
+                  {"past", {13}},
+                  {"empty", json::array()}}));
+  EXPECT_EQ(RunPass({{"i.$", "$.l[0,2]"}, {"j.$", "$.l[3,-4,7]"}}, input),
+            (json{{"i", {10, 12}}, {"j", {13, 10}}}));
+  // An object's values for a wildcard; one match is still an array.
+  EXPECT_EQ(RunPass({{"v.$", "$.o[*]"}, {"one.$", "$.objs[0:1].id"}}, input),
+            (json{{"v", {1, {{"id", 9}}}}, {"one", {1}}}));
+  // `..name`: a node's own member before those below it, in document order.
+  EXPECT_EQ(RunPass({{"all.$", "$..id"}, {"under.$", "$.o..id"}}, input),
+            (json{{"all", {1, 2, 9}}, {"under", {9}}}));
+  EXPECT_EQ(RunPass({{"ids.$", "$..id"}},
+                    {{"c", {{"c", {{"id", 3}}}, {"id", 2}}}, {"id", 1}}),
+            (json{{"ids", {1, 2, 3}}}));
+  // Nothing matched is []: a wildcard on a number, members of numbers, a
+  // slice of a member that is not an array after a wildcard.
+  EXPECT_EQ(
+      RunPass(
+          {{"a.$", "$.n[*]"}, {"b.$", "$.l[*].x"}, {"c.$", "$.objs[*].k[0:1]"}},
+          input),
+      (json{{"a", json::array()}, {"b", json::array()}, {"c", json::array()}}));
+  // The context object, a variable and an intrinsic's argument take them.
+  EXPECT_EQ(RunPass({{"n.$", "States.ArrayLength($.objs[*].id)"},
+                     {"in.$", "$$.Execution.Input.l[1:2]"}},
+                    input),
+            (json{{"n", 2}, {"in", {11}}}));
+}
+
+TEST(ExecutorJsonPathTest, AQueryWhoseDefinitePartIsMissingIsARuntimeError) {
+  auto machine = MustLoad(PassWith({{"ids.$", "$.objs[*].id"}}));
+  Scripted none;
+  RunResult r = machine->Run({{"n", 1}}, std::ref(none));
+  EXPECT_EQ(r.status, "FAILED");
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause,
+            "The JSONPath '$.objs[*].id' specified for the field 'ids.$' could "
+            "not be found in the input '{\"n\":1}'");
+}
+
+// ...and so is a slice or an index list applied to the definite part's
+// value when it is not an array (Jayway: "can only be applied to arrays").
+TEST(ExecutorJsonPathTest, ASliceOfWhatIsNotAnArrayIsARuntimeError) {
+  for (const char* path : {"$.o[0:2]", "$.o[0,1]"}) {
+    auto machine = MustLoad(PassWith({{"v.$", path}}));
+    Scripted none;
+    RunResult r = machine->Run({{"o", {{"x", 1}}}}, std::ref(none));
+    EXPECT_EQ(r.status, "FAILED") << path;
+    EXPECT_EQ(r.error, "States.Runtime") << path;
+    EXPECT_EQ(r.cause, "The JSONPath '" + std::string(path) +
+                           "' specified for the field 'v.$' could not be "
+                           "found in the input '{\"o\":{\"x\":1}}'");
+  }
+  auto machine = MustLoad(
+      {{"StartAt", "P"},
+       {"States",
+        {{"P", {{"Type", "Pass"}, {"InputPath", "$.o[1:]"}, {"End", true}}}}}});
+  Scripted none;
+  RunResult r = machine->Run({{"o", 1}}, std::ref(none));
+  EXPECT_EQ(r.error, "States.Runtime");
+  EXPECT_EQ(r.cause, "Invalid path '$.o[1:]' : No results for path: InputPath");
+}
+
+TEST(ExecutorJsonPathTest, InputPathAndOutputPathTakeQueries) {
+  auto machine = MustLoad({{"StartAt", "P"},
+                           {"States",
+                            {{"P",
+                              {{"Type", "Pass"},
+                               {"InputPath", "$.objs[*]"},
+                               {"OutputPath", "$[*].id"},
+                               {"End", true}}}}}});
+  Scripted none;
+  RunResult r =
+      machine->Run({{"objs", {{{"id", 1}}, {{"id", 2}}}}}, std::ref(none));
+  EXPECT_EQ(r.status, "SUCCEEDED") << r.cause.value_or("");
+  EXPECT_EQ(r.output, (json{1, 2}));
+}
+
+// Step Functions refuses a query where a field takes a Reference Path
+// (ResultPath, ItemsPath, a Choice's Variable and ...Path operands,
+// SecondsPath, TimestampPath, ErrorPath, CausePath); the executor also
+// refuses, naming the field, the JSONPath it does not run.
+TEST(ExecutorJsonPathTest, ReferencePathsRefuseQueriesAndUnsupportedSyntax) {
+  const std::string ref =
+      ": must be a reference path (a single node: no [*], .*, slice, index "
+      "list or ..): ";
+  EXPECT_EQ(
+      LoadError(
+          {{"StartAt", "P"},
+           {"States",
+            {{"P",
+              {{"Type", "Pass"}, {"ResultPath", "$.a[*]"}, {"End", true}}}}}}),
+      "/States/P/ResultPath" + ref + "$.a[*]");
+  EXPECT_EQ(LoadError({{"StartAt", "W"},
+                       {"States",
+                        {{"W",
+                          {{"Type", "Wait"},
+                           {"SecondsPath", "$.s[0:1]"},
+                           {"End", true}}}}}}),
+            "/States/W/SecondsPath" + ref + "$.s[0:1]");
+  EXPECT_EQ(
+      LoadError(
+          {{"StartAt", "M"},
+           {"States",
+            {{"M",
+              {{"Type", "Map"},
+               {"ItemsPath", "$..items"},
+               {"ItemProcessor",
+                {{"StartAt", "X"}, {"States", {{"X", {{"Type", "Succeed"}}}}}}},
+               {"End", true}}}}}}),
+      "/States/M/ItemsPath" + ref + "$..items");
+  const auto choice = [](const json& rule) {
+    json r = rule;
+    r["Next"] = "S";
+    return json{{"StartAt", "C"},
+                {"States",
+                 {{"C", {{"Type", "Choice"}, {"Choices", {r}}}},
+                  {"S", {{"Type", "Succeed"}}}}}};
+  };
+  EXPECT_EQ(LoadError(choice({{"Variable", "$.a.*"}, {"IsPresent", true}})),
+            "/States/C/Choices/0/Variable" + ref + "$.a.*");
+  EXPECT_EQ(LoadError(choice(
+                {{"Variable", "$.a"}, {"NumericEqualsPath", "$.b[0,1]"}})),
+            "/States/C/Choices/0/NumericEqualsPath" + ref + "$.b[0,1]");
+  EXPECT_EQ(LoadError(PassWith({{"x.$", "$.a[?(@.b > 1)]"}})),
+            "/States/P/Parameters/x.$: not a supported path: $.a[?(@.b > 1)] "
+            "(filter expressions ([?(...)]) are not supported by the "
+            "executor)");
+  EXPECT_EQ(LoadError(PassWith({{"x.$", "$.a[0:4:2]"}})),
+            "/States/P/Parameters/x.$: not a supported path: $.a[0:4:2] "
+            "(slices with a step are not supported by the executor)");
+  EXPECT_EQ(LoadError(PassWith({{"x.$", "$['a','b']"}})),
+            "/States/P/Parameters/x.$: not a supported path: $['a','b'] "
+            "(lists of member names are not supported by the executor)");
+  EXPECT_EQ(LoadError(PassWith({{"x.$", "$.a[-1]"}})),
+            "/States/P/Parameters/x.$: not a supported path: $.a[-1] "
+            "(negative indexes are not supported by the executor)");
+  EXPECT_EQ(LoadError(PassWith({{"x.$", "$..*"}})),
+            "/States/P/Parameters/x.$: not a supported path: $..* (`..` is "
+            "supported before a member name only)");
+  EXPECT_EQ(LoadError(PassWith({{"x.$", "$.a[x]"}})),
+            "/States/P/Parameters/x.$: not a supported path: $.a[x]");
 }
 
 }  // namespace

@@ -420,13 +420,31 @@ class Validator {
     return true;
   }
 
+  // A path field: a Path (`query`: InputPath, OutputPath) or a Reference
+  // Path (every other), which Step Functions refuses a query in.
   bool PathField(const Json& state, const char* key, const std::string& at,
-                 bool nullable) {
+                 bool nullable, bool query = false) {
     if (!state.contains(key)) return true;
     const Json& v = state[key];
     if (v.is_null() && nullable) return true;
-    if (!v.is_string() || !ParsePath(v.get<std::string>()))
+    if (!v.is_string())
       return Fail(Pointer(at, key), "not a supported reference path");
+    return PathText(v.get<std::string>(), Pointer(at, key), query);
+  }
+
+  // `text`, the path at `at`: parsed, and a query only where `query` says
+  // the field takes one.
+  bool PathText(const std::string& text, const std::string& at, bool query) {
+    std::string why;
+    std::optional<Path> path = ParsePath(text, &why);
+    if (!path)
+      return Fail(at, "not a supported path: " + text +
+                          (why.empty() ? "" : " (" + why + ")"));
+    if (!query && !path->IsReference())
+      return Fail(at,
+                  "must be a reference path (a single node: no [*], .*, "
+                  "slice, index list or ..): " +
+                      text);
     return true;
   }
 
@@ -479,8 +497,8 @@ class Validator {
           const std::string text = it->get<std::string>();
           if (IsIntrinsic(text)) {
             if (!Intrinsics(text, Pointer(at, key))) return false;
-          } else if (!ParsePath(text)) {
-            return Fail(Pointer(at, key), "not a supported path: " + text);
+          } else if (!PathText(text, Pointer(at, key), true)) {
+            return false;
           }
         } else if (!Template(*it, Pointer(at, key))) {
           return false;
@@ -536,9 +554,11 @@ class Validator {
     }
     if (rule.contains("Not"))
       return Rule(states, rule["Not"], Pointer(at, "Not"), false);
-    if (!rule.contains("Variable") || !rule["Variable"].is_string() ||
-        !ParsePath(rule["Variable"].get<std::string>()))
+    if (!rule.contains("Variable") || !rule["Variable"].is_string())
       return Fail(Pointer(at, "Variable"), "missing or not a supported path");
+    if (!PathText(rule["Variable"].get<std::string>(), Pointer(at, "Variable"),
+                  false))
+      return false;
     int comparators = 0;
     for (auto it = rule.begin(); it != rule.end(); ++it) {
       const std::string& key = it.key();
@@ -576,8 +596,10 @@ class Validator {
         path = true;
       }
       if (!kOps.count(op)) return Fail(Pointer(at, key), "unknown comparator");
-      if (path && (!it->is_string() || !ParsePath(it->get<std::string>())))
+      if (path && !it->is_string())
         return Fail(Pointer(at, key), "not a supported path");
+      if (path && !PathText(it->get<std::string>(), Pointer(at, key), false))
+        return false;
       ++comparators;
     }
     if (comparators != 1) return Fail(at, "needs exactly one comparator");
@@ -680,8 +702,8 @@ class Validator {
       if (next && !Target(states, state["Next"], Pointer(at, "Next")))
         return false;
     }
-    if (!PathField(state, "InputPath", at, true) ||
-        !PathField(state, "OutputPath", at, true) ||
+    if (!PathField(state, "InputPath", at, true, true) ||
+        !PathField(state, "OutputPath", at, true, true) ||
         !PathField(state, "ResultPath", at, true) ||
         !PathField(state, "ItemsPath", at, false) ||
         !PathField(state, "SecondsPath", at, false) ||
@@ -1070,7 +1092,7 @@ class Compiler {
       const Resolver& r = child.resolver;
       if (child.kind == TemplateNode::Kind::kResolve && !r.intrinsic &&
           r.path && !r.path->context && r.path->variable.empty() &&
-          r.path->steps.empty())
+          r.path->steps.empty() && r.path->IsReference())
         return &child;
       if (const TemplateNode* found = WholeInputField(child)) return found;
     }
@@ -1243,7 +1265,8 @@ class Compiler {
           s->lambda_invoke && !s->result_selector && !s->assign &&
           s->result_path.mode == PathField::Mode::kAbsent &&
           s->output_path.mode == PathField::Mode::kPath && !output.context &&
-          output.variable.empty() && first && *first == "Payload";
+          output.variable.empty() && output.IsReference() && first &&
+          *first == "Payload";
       if (state.contains("TimeoutSeconds"))
         s->timeout_seconds = state["TimeoutSeconds"].get<double>();
       if (state.contains("HeartbeatSeconds"))
@@ -1667,6 +1690,18 @@ class Run {
         throw PathNotFound(e.path, r.field, e.data);
       }
     }
+    // A query: ResolvePath finds where its definite part leads (Find walks
+    // `steps` only), or PathNotFound (Jayway reports a missing member met
+    // before the first selector that can match several); then the array
+    // of its matches, [] when none, or PathNotFound (Query's nullopt).
+    if (!r.path->IsReference()) {
+      std::optional<Json> matches =
+          Query(ResolvePath(r, input, context), *r.path);
+      if (!matches)
+        throw PathNotFound(r.text, r.field,
+                           Root(*r.path, r.field, input, context));
+      return std::move(*matches);
+    }
     return ResolvePath(r, input, context);
   }
 
@@ -1719,7 +1754,8 @@ class Run {
   }
 
   // InputPath and OutputPath: absent gives the whole document, null gives
-  // {}; a path reads the state's data or a variable, never the context.
+  // {}; a path reads the state's data or a variable, never the context; a
+  // query gives the array of its matches (in `storage`).
   const Json* Select(const PathField& field, const Json& input, Json& storage,
                      const char* key) const {
     switch (field.mode) {
@@ -1736,9 +1772,16 @@ class Run {
         : field.path.variable.empty()
             ? Find(input, field.path)
             : Find(RequireVariable(field.path.variable, key), field.path);
-    if (!value)
+    std::optional<Json> matches;
+    if (value && !field.path.IsReference())  // a query: the array of matches
+      matches = Query(*value, field.path);
+    if (!value || (!field.path.IsReference() && !matches))
       throw AslError("States.Runtime", "Invalid path '" + field.text +
                                            "' : No results for path: " + key);
+    if (matches) {
+      storage = std::move(*matches);
+      return &storage;
+    }
     return value;
   }
 

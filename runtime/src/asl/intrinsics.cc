@@ -147,7 +147,10 @@ class Parser {
                                                : input_;
     const Json* value = Find(root, *path);
     if (!value) throw IntrinsicPathNotFound(text, root);
-    return *value;
+    if (path->IsReference()) return *value;
+    std::optional<Json> matches = Query(*value, *path);
+    if (!matches) throw IntrinsicPathNotFound(text, root);
+    return std::move(*matches);
   }
 
   static std::string Text(const Json& v) {
