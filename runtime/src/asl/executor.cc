@@ -239,13 +239,11 @@ class Validator {
     return Template(assign, at);
   }
 
-  // Whether the path or intrinsic call `text` reads $ (the input, or the
-  // result an Assign sees), not only $$ or variables.
-  static bool ReadsInput(const std::string& text) {
-    if (!IsIntrinsic(text)) {
-      std::optional<Path> path = ParsePath(text);
-      return path && !path->context && path->variable.empty();
-    }
+  // Calls `each(i)` for every '$' of the intrinsic call `text` outside its
+  // quoted strings that is not part of a "$$" (a context path), at index i;
+  // `each` returns how many characters after i it consumed.
+  template <class Each>
+  static void ForEachDollar(const std::string& text, Each each) {
     bool quoted = false;
     for (size_t i = 0; i < text.size(); ++i) {
       if (text[i] == '\\') {
@@ -258,10 +256,25 @@ class Validator {
         ++i;
         continue;
       }
-      const char c = i + 1 < text.size() ? text[i + 1] : ')';
-      if (c == '.' || c == '[' || c == ',' || c == ')' || c == ' ') return true;
+      i += each(i);
     }
-    return false;
+  }
+
+  // Whether the path or intrinsic call `text` reads $ (the input, or the
+  // result an Assign sees), not only $$ or variables.
+  static bool ReadsInput(const std::string& text) {
+    if (!IsIntrinsic(text)) {
+      std::optional<Path> path = ParsePath(text);
+      return path && !path->context && path->variable.empty();
+    }
+    bool reads = false;
+    ForEachDollar(text, [&](size_t i) -> size_t {
+      const char c = i + 1 < text.size() ? text[i + 1] : ')';
+      if (c == '.' || c == '[' || c == ',' || c == ')' || c == ' ')
+        reads = true;
+      return 0;
+    });
+    return reads;
   }
 
   // The variables the path or intrinsic call `text` reads.
@@ -276,24 +289,13 @@ class Validator {
       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
              (c >= '0' && c <= '9');
     };
-    bool quoted = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '\\') {
-        ++i;
-        continue;
-      }
-      if (text[i] == '\'') quoted = !quoted;
-      if (quoted || text[i] != '$') continue;
-      if (i + 1 < text.size() && text[i + 1] == '$') {
-        ++i;
-        continue;
-      }
+    ForEachDollar(text, [&](size_t i) -> size_t {
       size_t end = i + 1;
       while (end < text.size() && word(text[end])) ++end;
       if (end > i + 1 && !(text[i + 1] >= '0' && text[i + 1] <= '9'))
         names.push_back(text.substr(i + 1, end - i - 1));
-      i = end - 1;
-    }
+      return end - 1 - i;
+    });
     return names;
   }
 
