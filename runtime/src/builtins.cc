@@ -242,7 +242,7 @@ void NoteExecution(BuiltinContext& ctx, const std::string& job_run_id,
                    const std::optional<std::string>& idempotency_key) {
   if (ctx.step.execution_arn.empty()) return;
   ctx.store.PutExecution({ctx.step.execution_arn, ctx.workflow.workflow_name,
-                          job_run_id, nova_id, idempotency_key});
+                          job_run_id, nova_id, idempotency_key, std::nullopt});
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "novacat/runtime/host.h"
 
 #include "novacat/runtime/errors.h"
+#include "novacat/runtime/ids.h"
+#include "novacat/runtime/json_reader.h"
 #include "novacat/runtime/log.h"
 
 namespace novacat::runtime {
@@ -65,6 +67,29 @@ nlohmann::json RunBuiltin(const BuiltinState& b, const nlohmann::json& doc,
       break;
   }
   throw TerminalError(b.state + " is not a builtin Task");
+}
+
+// A run that is not nova-scoped whose Task just learned its nova
+// (ingest_photometry_dataset's ResolveS3Object) records it on its
+// execution, so that the reaper can end the dataset leases it may take
+// (store/reaper.h). Once per run: a Task that carries the nova it was given
+// writes nothing.
+void NoteLearnedNova(const WorkflowFacts& facts, RecordStore& store,
+                     const StepContext& step, const nlohmann::json& in,
+                     const nlohmann::json& out) {
+  if (facts.nova_scoped || step.execution_arn.empty() || !out.is_object())
+    return;
+  auto learned = out.find("nova_id");
+  if (learned == out.end() || !learned->is_string()) return;
+  const std::string nova = learned->get<std::string>();
+  if (!IsUuid(nova) ||
+      (in.is_object() && in.value("nova_id", std::string()) == nova))
+    return;
+  std::optional<ExecutionRecord> record =
+      store.GetExecution(step.execution_arn);
+  if (!record || record->lease_nova_id == nova) return;
+  record->lease_nova_id = nova;
+  store.PutExecution(*record);
 }
 
 }  // namespace
@@ -136,6 +161,7 @@ nlohmann::json HandleInvocation(const WorkflowBinding& binding,
           ids["map_item_index"] = document["map_item_index"];
         try {
           nlohmann::json out = binding.dispatch(state_name, document, step);
+          NoteLearnedNova(binding.facts, services.store, step, document, out);
           // A step may produce the fields its dedupe key is built from; the
           // Attempt (recorded after this returns) reads `dedupe` then.
           if (!dedupe && binding.dedupe_key) {

@@ -1423,6 +1423,43 @@ TEST(WholeRunTest, InvalidInputStillEndsWithAFailedJobRun) {
 
 // The Attempt spans the invocation on its clock: read when it starts (the
 // step's `now`, in seconds) and again when it ends.
+// A run that is not nova-scoped notes the nova a Task of it learned on its
+// execution record (for the reaper: store/reaper.h), once.
+TEST(HandleInvocationTest, ANovaLearnedIsNotedOnTheExecution) {
+  World w(InitializeNovaFacts());
+  WorkflowBinding binding;
+  binding.facts = w.facts;
+  binding.is_domain_task = [](std::string_view) { return true; };
+  binding.dispatch = [&](std::string_view, const json& document, StepContext&) {
+    json out = document;
+    out["nova_id"] = kNova;
+    return out;
+  };
+  HostServices services{w.store, w.log, w.bus, w.random};
+  const ExecutionRecord begun{
+      kArn,         "initialize_nova",      kU1,
+      std::nullopt, "InitializeNova:x:1:b", std::nullopt};
+  w.store.PutExecution(begun);
+  json state = {{"candidate_name", "V1324 Sco"},
+                {"job_run_id", kU1},
+                {"correlation_id", kCorrelation}};
+  json payload = {{"state_name", "CheckExistingNovaByName"},
+                  {"retry_count", 0},
+                  {"execution_arn", kArn},
+                  {"state", state}};
+  HandleInvocation(binding, services, payload, [&] { return kNow * 1000; });
+  ExecutionRecord noted = begun;
+  noted.lease_nova_id = kNova;
+  EXPECT_EQ(w.store.GetExecution(kArn), noted);
+  // A Task given the nova writes nothing (the record is read only when a
+  // result first carries one).
+  w.store.PutExecution(begun);
+  state["nova_id"] = kNova;
+  payload["state"] = state;
+  HandleInvocation(binding, services, payload, [&] { return kNow * 1000; });
+  EXPECT_EQ(w.store.GetExecution(kArn), begun);
+}
+
 TEST(HandleInvocationTest, TheAttemptSpansTheInvocationOnItsClock) {
   World w(DiscoverFacts());
   WorkflowBinding binding;

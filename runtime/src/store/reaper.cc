@@ -84,8 +84,10 @@ std::optional<Reaped> ReapExecution(runtime::RecordStore& records,
   std::optional<runtime::ExecutionRecord> execution =
       records.GetExecution(change.execution_arn);
   if (!execution) return std::nullopt;
-  DeadRun run{execution->job_run_id, execution->nova_id, execution->nova_id,
-              execution->idempotency_key};
+  DeadRun run{
+      execution->job_run_id, execution->nova_id,
+      execution->lease_nova_id ? execution->lease_nova_id : execution->nova_id,
+      execution->idempotency_key};
   return ReapRun(records, repository, run, change.status, change.cause, now);
 }
 

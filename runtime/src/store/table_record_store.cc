@@ -119,6 +119,7 @@ void TableRecordStore::PutExecution(const runtime::ExecutionRecord& execution) {
   if (execution.nova_id) item["nova_id"] = *execution.nova_id;
   if (execution.idempotency_key)
     item["idempotency_key"] = *execution.idempotency_key;
+  if (execution.lease_nova_id) item["lease_nova_id"] = *execution.lease_nova_id;
   table_.PutItem(item, std::nullopt);
 }
 
@@ -135,9 +136,10 @@ std::optional<runtime::ExecutionRecord> TableRecordStore::GetExecution(
     throw runtime::TerminalError("stored Execution item " +
                                  ExecutionKey(execution_arn).pk +
                                  " has no job_run_id or workflow");
-  return runtime::ExecutionRecord{std::string(execution_arn), *text("workflow"),
-                                  *text("job_run_id"), text("nova_id"),
-                                  text("idempotency_key")};
+  return runtime::ExecutionRecord{
+      std::string(execution_arn), *text("workflow"),
+      *text("job_run_id"),        text("nova_id"),
+      text("idempotency_key"),    text("lease_nova_id")};
 }
 
 std::optional<JobRun> TableRecordStore::GetJobRun(

@@ -466,10 +466,11 @@ TEST_P(RecordStoreTest, AnExecutionThatTimedOutIsReapedByItsEvent) {
   JobRun run = Started(kRunA, kNova);
   run.execution_arn = arn;
   store().PutJobRun(run);
-  store().PutExecution({arn, "refresh_references", kRunA, kNova, kKey});
+  store().PutExecution(
+      {arn, "refresh_references", kRunA, kNova, kKey, std::nullopt});
   EXPECT_EQ(store().GetExecution(arn),
             (runtime::ExecutionRecord{arn, "refresh_references", kRunA, kNova,
-                                      kKey}));
+                                      kKey, std::nullopt}));
   ASSERT_EQ(store().AcquireLock(kKey, kRunA, 1000, 600).status,
             LockResult::Status::kAcquired);
   std::optional<Reaped> reaped =
@@ -497,6 +498,39 @@ TEST_P(RecordStoreTest, AnExecutionThatTimedOutIsReapedByItsEvent) {
   custom["source"] = "novacat.refresh_references";
   EXPECT_EQ(StatusChangeOf(custom), std::nullopt);
   EXPECT_EQ(StatusChangeOf(nlohmann::json{{"workflow", "x"}}), std::nullopt);
+}
+
+// A run that is not nova-scoped (ingest_photometry_dataset) lives under
+// JOBRUN#; the leases it took are on the nova it learned.
+TEST_P(RecordStoreTest, AnExecutionThatLearnedItsNovaHasItsLeasesEnded) {
+  Repository repository(table());
+  Dataset d;
+  d.nova_id = kNova;
+  d.type = DatasetType::kPhotometry;
+  d.provider = "AAVSO";
+  d.dataset_id = kDs1;
+  d.provider_identity = "AAVSO|x";
+  d.locators = nlohmann::json::object();
+  d.created_at = d.updated_at = kT0;
+  ASSERT_EQ(repository.CreateDataset(d), CreateResult::kCreated);
+  const std::string arn = "arn:aws:states:us-east-1:1:execution:p:x";
+  store().PutJobRun(Started(kRunA, std::nullopt));
+  store().PutExecution(
+      {arn, "ingest_photometry_dataset", kRunA, std::nullopt, kKey, kNova});
+  ASSERT_EQ(store().AcquireLock(kKey, kRunA, 1000, 600).status,
+            LockResult::Status::kAcquired);
+  ASSERT_EQ(repository.AcquireDatasetLease(d.key(), kRunA, 1000, 600).status,
+            LeaseResult::Status::kAcquired);
+  std::optional<Reaped> reaped =
+      ReapExecution(store(), repository,
+                    {arn, "ABORTED", "the execution ended ABORTED"}, 2000);
+  ASSERT_TRUE(reaped);
+  EXPECT_EQ(reaped->ToJson().dump(),
+            R"({"job_run":"FINALIZED","lock":"RELEASED","leases_released":[")" +
+                std::string(kDs1) + R"("]})");
+  EXPECT_EQ(store().GetJobRun(kRunA, std::nullopt)->status,
+            JobRunStatus::kFailed);
+  EXPECT_EQ(repository.GetDataset(d.key())->lease_owner, std::nullopt);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, RecordStoreTest,

@@ -63,14 +63,18 @@ ItemKey LockKey(std::string_view idempotency_key);
 // What a run left for the reaper to find it by its execution (on AWS the
 // status-change event names only the execution; store/reaper.h):
 //   PK=EXECUTION#<execution_arn>  SK=EXECUTION
-// written by BeginJobRun, and again with the lock's key by
-// AcquireIdempotencyLock when it acquires.
+// written by BeginJobRun, again with the lock's key by
+// AcquireIdempotencyLock, and by the host with the nova a run that is not
+// nova-scoped learns.
 struct ExecutionRecord {
   std::string execution_arn;
   std::string workflow;
   std::string job_run_id;
   std::optional<std::string> nova_id;  // the JobRun's partition nova
   std::optional<std::string> idempotency_key;
+  // The nova a run that is not nova-scoped learned (a Task's result first
+  // carrying nova_id: the host notes it), whose datasets it may lease.
+  std::optional<std::string> lease_nova_id;
   bool operator==(const ExecutionRecord&) const = default;
 };
 

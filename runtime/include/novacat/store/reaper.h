@@ -69,9 +69,8 @@ std::optional<StatusChange> StatusChangeOf(const nlohmann::json& payload);
 
 // The reaper on AWS: the run the execution recorded (RecordStore::
 // GetExecution) reaped with the status as its classification; nullopt when
-// the execution recorded none (it ended before BeginJobRun). Dataset leases
-// are ended for nova-scoped runs (the record's nova); any other run's
-// leases expire.
+// the execution recorded none (it ended before BeginJobRun). The leases
+// ended are on the datasets of the run's nova, or of the nova it learned.
 std::optional<Reaped> ReapExecution(runtime::RecordStore& records,
                                     Repository& repository,
                                     const StatusChange& change, int64_t now);
