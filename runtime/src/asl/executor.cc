@@ -315,23 +315,34 @@ class Validator {
     return true;
   }
 
-  // Reads() for every ".$" field of a payload template or an Assign.
-  bool TemplateReads(const Json& value, const std::string& at) {
+  // Calls `each(field, pointer)` for every ".$" field of the payload
+  // template (or Assign) `value` at `at`, nested in objects and arrays;
+  // stops at the first false.
+  template <class Each>
+  static bool ForEachDynamicField(const Json& value, const std::string& at,
+                                  Each each) {
     if (value.is_object()) {
       for (auto it = value.begin(); it != value.end(); ++it) {
         const std::string p = Pointer(at, it.key());
-        if (EndsWithDollar(it.key()) && it->is_string()) {
-          if (!Reads(it->get<std::string>(), p)) return false;
-        } else if (!TemplateReads(*it, p)) {
+        if (!(EndsWithDollar(it.key()) ? each(*it, p)
+                                       : ForEachDynamicField(*it, p, each)))
           return false;
-        }
       }
     } else if (value.is_array()) {
       for (size_t i = 0; i < value.size(); ++i)
-        if (!TemplateReads(value[i], Pointer(at, std::to_string(i))))
+        if (!ForEachDynamicField(value[i], Pointer(at, std::to_string(i)),
+                                 each))
           return false;
     }
     return true;
+  }
+
+  // Reads() for every ".$" field of a payload template or an Assign.
+  bool TemplateReads(const Json& value, const std::string& at) {
+    return ForEachDynamicField(
+        value, at, [&](const Json& field, const std::string& p) {
+          return !field.is_string() || Reads(field.get<std::string>(), p);
+        });
   }
 
   // Reads() for a Choice rule's Variable and ...Path operands, nested.
@@ -490,27 +501,13 @@ class Validator {
   }
 
   bool Template(const Json& value, const std::string& at) {
-    if (value.is_object()) {
-      for (auto it = value.begin(); it != value.end(); ++it) {
-        const std::string& key = it.key();
-        if (key.size() > 2 && key.compare(key.size() - 2, 2, ".$") == 0) {
-          if (!it->is_string())
-            return Fail(Pointer(at, key), "a .$ field needs a string");
-          const std::string text = it->get<std::string>();
-          if (IsIntrinsic(text)) {
-            if (!Intrinsics(text, Pointer(at, key))) return false;
-          } else if (!PathText(text, Pointer(at, key), true)) {
-            return false;
-          }
-        } else if (!Template(*it, Pointer(at, key))) {
-          return false;
-        }
-      }
-    } else if (value.is_array()) {
-      for (size_t i = 0; i < value.size(); ++i)
-        if (!Template(value[i], Pointer(at, std::to_string(i)))) return false;
-    }
-    return true;
+    return ForEachDynamicField(
+        value, at, [&](const Json& field, const std::string& p) {
+          if (!field.is_string()) return Fail(p, "a .$ field needs a string");
+          const std::string text = field.get<std::string>();
+          return IsIntrinsic(text) ? Intrinsics(text, p)
+                                   : PathText(text, p, true);
+        });
   }
 
   // Every function named in an intrinsic expression must be supported.
