@@ -41,9 +41,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DNOVACAT_BUILD_TESTS=OFF \
-  -DNOVACAT_BUILD_BENCHMARKS=ON \
-  >/dev/null
+scripts/configure.sh build/release -DCMAKE_BUILD_TYPE=Release \
+  -DNOVACAT_BUILD_TESTS=OFF -DNOVACAT_BUILD_BENCHMARKS=ON
 cmake --build build/release -j "${JOBS:-$(nproc)}" --target novacat-gen \
   novacat generation_bench executor_bench store_bench >/dev/null
 runs=${RUNS:-20}

@@ -14,8 +14,8 @@ loop_spec=${LOOP_SPEC:-ingest_new_nova}
 loop_runs=${LOOP_RUNS:-3}
 echo "== 5. The developer's loop: one retry changed in specs/$loop_spec.yaml, generated, rebuilt, its conformance tests run (median of $loop_runs)"
 python=$(scripts/python.sh)
-cmake -S . -B build/debug -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
-  -DPython3_EXECUTABLE="$python" >/dev/null
+scripts/configure.sh build/debug -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
+  -DPython3_EXECUTABLE="$python"
 # What a developer builds: everything that depends on the spec (the
 # workflow's library, its conformance test, its Lambda, novacat).
 loop_targets=(all)

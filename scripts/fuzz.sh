@@ -9,11 +9,10 @@ for p in clang libclang-rt-14-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
     apt-get install -y -qq --no-install-recommends "$p"
 done
-cmake -S . -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ \
+scripts/configure.sh build/fuzz -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNOVACAT_BUILD_TESTS=OFF \
   -DNOVACAT_BUILD_BENCHMARKS=OFF -DNOVACAT_BUILD_FUZZERS=ON \
-  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
-  >/dev/null
+  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 cmake --build build/fuzz --target spec_fuzzer -j "$(nproc)"
 corpus=build/fuzz/corpus
 mkdir -p "$corpus" fuzz/findings

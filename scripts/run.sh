@@ -10,8 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release \
-  -DNOVACAT_BUILD_TESTS=OFF -DNOVACAT_BUILD_BENCHMARKS=OFF >/dev/null
+scripts/configure.sh build/release -DCMAKE_BUILD_TYPE=Release \
+  -DNOVACAT_BUILD_TESTS=OFF -DNOVACAT_BUILD_BENCHMARKS=OFF
 cmake --build build/release --target novacat-gen novacat -j "$(nproc)"
 build/release/generator/novacat-gen specs/*.yaml
 

@@ -13,7 +13,7 @@ packages=(
   libkainjow-mustache-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdtl-dev graphviz libssl-dev libsqlite3-dev libcurl4-openssl-dev
   libcfitsio-dev zlib1g-dev libpugixml-dev libcpp-httplib-dev zip binutils
-  ccache lld
+  ccache lld ninja-build
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -21,8 +21,8 @@ step "setup" scripts/setup.sh
 python=$(scripts/python.sh)
 
 configure_debug() {
-  cmake -S . -B build/debug -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
-    -DPython3_EXECUTABLE="$python" >/dev/null
+  scripts/configure.sh build/debug -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
+    -DPython3_EXECUTABLE="$python"
 }
 step "configure (Debug)" configure_debug
 step "build (Debug, -Werror)" cmake --build build/debug -j "$jobs"
@@ -34,11 +34,10 @@ step "test (Debug)" ctest --test-dir build/debug --output-on-failure -j "$jobs"
 # half as long again as the Debug one. The Debug build above compiles file
 # by file, so each file's own includes stay checked.
 configure_asan() {
-  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
-    -DNOVACAT_BUILD_BENCHMARKS=OFF -DCMAKE_UNITY_BUILD=ON \
+  scripts/configure.sh build/asan -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
+    -DNOVACAT_BUILD_BENCHMARKS=OFF -DNOVACAT_UNITY_BUILD=ON \
     -DPython3_EXECUTABLE="$python" \
-    -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-    >/dev/null
+    -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 }
 step "configure (ASan+UBSan)" configure_asan
 step "build (ASan+UBSan)" cmake --build build/asan -j "$jobs"
