@@ -13,7 +13,10 @@
 #    (Google Benchmark's random interleaving): one run of the largest spec
 #    moves by a third with the machine's load, and the machine's speed
 #    drifts from one minute to the next, which runs taken size after size
-#    read as a size's cost.
+#    read as a size's cost. Then the instructions per state of the
+#    1,000- and 10,000-state specs under callgrind (when valgrind is
+#    installed; GEN_CALLGRIND=0 skips it), which the machine's load and
+#    memory system do not move.
 # 3. The executor: initialize_nova's happy path against aws-local-
 #    stepfunctions (bench/initialize_nova_happy_path.json; both sides stop
 #    unless every run succeeds through its path), EXEC_SECONDS (default 3)
@@ -125,6 +128,31 @@ quietly build/release/generation_bench --benchmark_min_time=0.5 \
   --benchmark_filter="$gen_filter" --benchmark_out="$gen_json" \
   --benchmark_out_format=json
 summarize_sizes "$gen_json" state
+# The same sizes counted in instructions (callgrind, one run each; when
+# valgrind is installed, GEN_CALLGRIND=0 skips it): what the machine's
+# memory system and load do not move, so it says whether the work per state
+# grows. The 10,000-state run takes a minute or two under callgrind.
+if [ "${GEN_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; then
+  instructions=()
+  for n in 1000 10000; do
+    out=$(mktemp)
+    valgrind --tool=callgrind --callgrind-out-file="$out" \
+      build/release/generation_bench --benchmark_filter="BM_Generate/$n/" \
+      --benchmark_min_time=0 >/dev/null 2>&1
+    instructions+=("$n:$(sed -n 's/^summary: //p' "$out")")
+    rm -f "$out"
+  done
+  python3 - "${instructions[@]}" <<'PY'
+import sys
+sizes = [tuple(int(x) for x in a.split(":")) for a in sys.argv[1:]]
+(n0, i0), (n1, i1) = sizes
+print(f"instructions (callgrind, one run each): {n0:,} states {i0:,} "
+      f"({i0 / n0:,.0f} a state), {n1:,} states {i1:,} ({i1 / n1:,.0f} a "
+      f"state): {(i1 / n1) / (i0 / n0):.2f}x the instructions per state")
+PY
+else
+  echo "(instructions per state: skipped, valgrind not installed or GEN_CALLGRIND=0)"
+fi
 
 # 3. The executor: initialize_nova's happy path with no-op handlers, ours
 #    against aws-local-stepfunctions (same definition, same documents), and
