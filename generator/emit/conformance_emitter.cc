@@ -71,12 +71,18 @@ class PlanCases {
   // `room`: the text's expected size (some 4 KB a state).
   explicit PlanCases(size_t room) { text_.reserve(room); }
 
+  // The case's text indented one level deeper: each of its lines after the
+  // first gains two spaces.
   void push_back(const Json& c) {
     text_ += count_++ == 0 ? "  " : ",\n  ";
-    for (const char ch : c.dump(1)) {
-      text_ += ch;
-      if (ch == '\n') text_ += "  ";
+    const std::string dumped = c.dump(1);
+    std::string_view rest = dumped;
+    for (size_t newline; (newline = rest.find('\n')) != rest.npos;) {
+      text_.append(rest.substr(0, newline + 1));
+      text_ += "  ";
+      rest.remove_prefix(newline + 1);
     }
+    text_.append(rest);
   }
   size_t size() const { return count_; }
   std::string& text() { return text_; }

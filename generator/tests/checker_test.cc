@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -215,7 +216,9 @@ TEST(CompileTest, SkipsTheScaffoldsWhenAsked) {
 // A file edited in the output folder is the one CheckFiles finds stale.
 TEST(CompileTest, CheckFilesFindsTheFileEditedInTheOutputFolder) {
   namespace fs = std::filesystem;
-  const fs::path out = fs::temp_directory_path() / "novacat_compile_edited";
+  // The pid keeps two test runs at once (two build folders) apart.
+  const fs::path out = fs::temp_directory_path() /
+                       ("novacat_compile_edited_" + std::to_string(::getpid()));
   fs::remove_all(out);
   const std::vector<std::string> seeds = {"specs/initialize_nova.yaml"};
   DiagnosticSink sink;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,7 +20,8 @@ class FileSetTest : public ::testing::Test {
         fs::temp_directory_path() /
         ("novacat_file_set_" +
          std::string(
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()));
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+         "_" + std::to_string(::getpid()));  // two test runs at once apart
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }

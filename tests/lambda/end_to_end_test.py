@@ -25,6 +25,7 @@ Fixtures: store_dynalite (NOVACAT_DYNALITE_STATE), aws_moto
 (NOVACAT_MOTO_STATE).
 """
 
+import faulthandler
 import json
 import os
 import re
@@ -32,6 +33,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -475,11 +477,32 @@ class EndToEndTest(unittest.TestCase):
         self.assertEqual(self.routed_events(), [])
 
 
+# Under ctest's TIMEOUT (600 s): a run that hangs says where, with every
+# thread's stack and the functions' log, before ctest would kill it silently
+# (NOVACAT_E2E_WATCHDOG_SECONDS sets it, to see it work).
+WATCHDOG_SECONDS = int(os.environ.get("NOVACAT_E2E_WATCHDOG_SECONDS", "540"))
+
+
+def watchdog():
+    sys.stderr.write("end_to_end_test: still running after %d s; the stacks:\n"
+                     % WATCHDOG_SECONDS)
+    faulthandler.dump_traceback(all_threads=True)
+    log = getattr(EndToEndTest, "functions_log", None)
+    if log is not None and not log.closed:
+        sys.stderr.write("the functions' log (its end):\n" +
+                         EndToEndTest.functions_log_tail() + "\n")
+    sys.stderr.flush()
+    os._exit(1)
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     NOVACAT = os.path.realpath(sys.argv[1])
     ZIPS = [os.path.realpath(z) for z in sys.argv[2:]]
+    timer = threading.Timer(WATCHDOG_SECONDS, watchdog)
+    timer.daemon = True
+    timer.start()
     result = unittest.TextTestRunner(verbosity=2).run(
         unittest.defaultTestLoader.loadTestsFromTestCase(EndToEndTest))
     sys.exit(0 if result.wasSuccessful() else 1)
