@@ -112,7 +112,7 @@ function(novacat_add_workflow)
     # A changed plan relinks the binary, so that the cases are listed again.
     set_target_properties(conformance_${W_NAME} PROPERTIES
       LINK_DEPENDS "${out}/${W_NAME}/conformance.json")
-    gtest_discover_tests(conformance_${W_NAME})
+    novacat_gtest(conformance_${W_NAME})
     add_test(NAME workflow_${W_NAME}_asl
       COMMAND "${PROJECT_SOURCE_DIR}/tests/tools/node_modules/.bin/asl-validator"
         --json-path "${out}/${W_NAME}/statemachine.asl.json")

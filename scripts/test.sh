@@ -35,7 +35,7 @@ step "test (Debug)" ctest --test-dir build/debug --output-on-failure -j "$jobs"
 # by file, so each file's own includes stay checked.
 configure_asan() {
   scripts/configure.sh build/asan -DCMAKE_BUILD_TYPE=Debug -DNOVACAT_WERROR=ON \
-    -DNOVACAT_BUILD_BENCHMARKS=OFF -DNOVACAT_UNITY_BUILD=ON \
+    -DNOVACAT_BUILD_BENCHMARKS=OFF -DNOVACAT_UNITY_BUILD=ON -DNOVACAT_TEST_PER_BINARY=ON \
     -DPython3_EXECUTABLE="$python" \
     -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 }
